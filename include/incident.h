@@ -1,0 +1,132 @@
+/* incident.h — the evidence model: one OOM (or OOM-like failure) with its
+ * place in the input, its parsed numbers, traceback frames and context.
+ * Field names follow the JSON schema `kgmem-diagnose/1` (DESIGN §4); every
+ * size is bytes with its printed-size interval (units.h), KG_NONE when the
+ * message does not state it. */
+#ifndef KG_INCIDENT_H
+#define KG_INCIDENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "units.h"
+
+typedef struct kg_proc {
+	int64_t pid;       /* KG_NONE for "Process has X" without a pid */
+	kg_size in_use;
+} kg_proc;
+
+/* Sizes as the message states them (DESIGN §4 "Field meanings"). */
+typedef struct kg_memory {
+	kg_size requested;            /* "Tried to allocate" (the segment size) */
+	kg_size total_capacity;
+	kg_size free;
+	kg_size allocated;
+	kg_size reserved;             /* 1.x "reserved in total by PyTorch" */
+	kg_size reserved_unallocated; /* 2.x, and 1.0–1.3 "cached" */
+	kg_size process_in_use;       /* "this process has" / "Process has" */
+	kg_size allowed;              /* memory fraction / MPS max allowed */
+	kg_size private_pools;        /* "allocated in private pools" */
+	kg_size other_allocations;    /* MPS "other allocations" */
+	kg_proc *procs;               /* "Process N has X memory in use" */
+	size_t nprocs;
+} kg_memory;
+
+typedef struct kg_tensor {
+	int64_t *shape;
+	size_t ndim;
+	char dtype[24];   /* PyTorch names: float32, float64, int64, … or "" */
+	int64_t bytes;    /* product of shape × dtype width, KG_NONE if unknown */
+} kg_tensor;
+
+typedef struct kg_frame {
+	char *file;
+	long line;        /* 0 when not known */
+	char *function;   /* NULL when not known */
+	char *code;       /* source line shown under the frame, or NULL */
+} kg_frame;
+
+/* A follow-on error linked to the incident it follows (DESIGN §2:
+ * consequences, not causes). kind: "device-side-assert",
+ * "illegal-memory-access", "nccl-timeout", "elastic-child-failed",
+ * "cuda-error" (other sticky CUDA error after the OOM). */
+typedef struct kg_followup {
+	const char *kind;
+	long line;
+	char *text;       /* the line, noise-stripped, at most 300 bytes */
+} kg_followup;
+
+/* Severity of a finding (DESIGN §3), ordered. */
+enum kg_severity { KG_SEV_NONE = 0, KG_SEV_INFO = 1, KG_SEV_WARNING = 2, KG_SEV_ERROR = 3 };
+
+/* One remedy of a finding: environment settings, config roles to set (DESIGN
+ * §2: roles, never raw paths), code changes in words, and a caveat. */
+typedef struct kg_remedy {
+	char *title;
+	char **env_names, **env_values;   /* nenv pairs */
+	size_t nenv;
+	char **set_roles, **set_values;   /* nset pairs; values already rendered */
+	size_t nset;
+	char *code;                       /* code change in words, or NULL */
+	char *caveat;                     /* or NULL */
+} kg_remedy;
+
+/* One fired rule. */
+typedef struct kg_finding {
+	char *rule;                /* rule id, e.g. "fragmentation.reserved-unallocated" */
+	char *category;            /* DESIGN §2a vocabulary */
+	enum kg_severity severity;
+	char *title;
+	char *message;             /* templated, facts formatted in their units */
+	char **evidence;           /* "= …" lines */
+	size_t nevidence;
+	kg_remedy *remedies;
+	size_t nremedies;
+} kg_finding;
+
+typedef struct kg_incident {
+	int id;                   /* 1-based, in input order */
+	const char *kind;         /* "oom", or "oom-warning" (a retried,
+	                             non-fatal allocator failure, e.g. TF BFC
+	                             "freed_by_count") */
+	const char *family;       /* layout: pytorch1, pytorch2, pytorch_cpu,
+	                             cuda_runtime, cublas, cudnn, nccl,
+	                             tensorflow, jax, mps, ggml, other */
+	const char *framework;    /* pytorch, tensorflow, jax, ggml, caffe,
+	                             torch7, or NULL */
+	char *path;               /* input display name ("-" → "<stdin>") */
+	long line;                /* 1-based line of the message's first line */
+	const char *device_type;  /* cuda, hip, xpu, npu, mlu, musa, mps, cpu,
+	                             tpu, or NULL */
+	int64_t device_index;     /* KG_NONE when not stated */
+	int64_t rank, step, epoch;/* KG_NONE when not known */
+	const char *phase;        /* DESIGN §2a vocabulary or NULL */
+	const char *phase_source; /* "frames" or "log" or NULL */
+	const char *cause;        /* filled by the rules engine, or NULL */
+	kg_memory mem;
+	kg_tensor *tensor;        /* NULL unless the message gives a shape */
+	char *status;             /* CUBLAS_STATUS_ALLOC_FAILED, … or NULL */
+	char *message;            /* the OOM text as matched, noise-stripped,
+	                             whitespace-collapsed, at most 4 KiB */
+	char *alloc_conf;         /* echoed PYTORCH_[CUDA_]ALLOC_CONF value */
+	char *alloc_conf_var;     /* which variable echoed it */
+	long alloc_conf_line;
+	kg_frame *frames;         /* outermost first, as Python prints them */
+	size_t nframes;
+	kg_followup *followups;
+	size_t nfollowups;
+	int duplicates;           /* how many identical copies were folded in */
+	kg_finding *findings;     /* filled by the rules engine, most severe first */
+	size_t nfindings;
+} kg_incident;
+
+/* Initialises every size to kg_size_none() and every index to KG_NONE. */
+void kg_incident_init(kg_incident *inc);
+void kg_incident_free(kg_incident *inc);
+void kg_memory_free(kg_memory *m);
+/* Deep-copies src's memory block into dst (dst's old contents are freed). */
+void kg_memory_copy(kg_memory *dst, const kg_memory *src);
+void kg_frame_free(kg_frame *f);
+void kg_finding_free(kg_finding *f);
+void kg_remedy_free(kg_remedy *r);
+
+#endif

@@ -1,0 +1,30 @@
+/* logscan.h — the log scanner: streams a text log line by line (bounded
+ * memory, lines over KG_MAX_LINE truncated for matching), strips noise
+ * (ANSI, CI timestamps, logging and rank prefixes), finds OOM messages with
+ * a literal prefilter before any regex, and attaches traceback frames and
+ * context (step, epoch, phase, rank, echoed PYTORCH_CUDA_ALLOC_CONF,
+ * follow-on errors). Identical copies of one OOM are folded into one
+ * incident per rank. */
+#ifndef KG_LOGSCAN_H
+#define KG_LOGSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "report.h"
+#include "source.h"
+
+#define KG_MAX_LINE (1u << 20)   /* 1 MiB: longer lines are cut for matching */
+
+/* Scans one log input, appending incidents and notes to rep. Returns 0, or
+ * -1 with err filled when the input cannot be read to the end (incidents
+ * found before the fault stay in rep). */
+int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err);
+
+/* Removes noise prefixes from one line in place (ANSI escapes anywhere;
+ * GitHub Actions and other timestamps, Python logging prefixes, `[rankN]:`,
+ * `rank N:`, `[defaultN]:`, compose `svc-1  | `, `SUBPROCESS: `) and
+ * returns the new length. *rank is set when a rank prefix was seen, else
+ * left alone. */
+size_t kg_strip_noise(char *line, size_t n, int64_t *rank);
+
+#endif

@@ -1,0 +1,63 @@
+/* source.h — opening inputs (files, "-" for stdin), transparent gzip
+ * (zlib), and sniffing the input kind from content, never from the file name
+ * (DESIGN §1). Reads are streamed: memory stays bounded whatever the size. */
+#ifndef KG_SOURCE_H
+#define KG_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <zlib.h>
+#include "util.h"
+
+typedef enum kg_kind {
+	KG_KIND_LOG,            /* plain text (any encoding, NULs tolerated) */
+	KG_KIND_PICKLE,         /* \x80 + protocol byte 2–5: allocator snapshot */
+	KG_KIND_JSON,           /* a JSON object: snapshot or memory_stats */
+	KG_KIND_SUMMARY,        /* a memory_summary() table on its own */
+	KG_KIND_YAML,           /* a YAML mapping: a training config */
+	KG_KIND_ZIP,            /* PK\3\4: torch.save() archive */
+	KG_KIND_EMPTY,          /* zero bytes */
+	KG_KIND_BINARY,         /* none of the above and not text */
+} kg_kind;
+
+/* Name of a kind as used in messages and the JSON "inputs[].kind". */
+const char *kg_kind_name(kg_kind k);
+
+#define KG_SNIFF_BYTES 8192
+
+typedef struct kg_source {
+	char *path;            /* as given ("-" for stdin) */
+	char *name;            /* display name: path, or "<stdin>" */
+	int fd;
+	gzFile gz;             /* zlib reads gzip or plain bytes transparently */
+	bool gzip;             /* the stream is gzip-compressed */
+	int64_t file_size;     /* bytes on disk for a regular file, else -1 */
+	int64_t bytes_read;    /* decompressed bytes handed out so far */
+	unsigned char head[KG_SNIFF_BYTES]; /* first decompressed bytes */
+	size_t headlen, headpos;            /* head is replayed by kg_source_read */
+	bool eof;
+} kg_source;
+
+/* Opens path ("-" = standard input) and reads the first KG_SNIFF_BYTES
+ * (decompressing gzip). Returns 0, or -1 with err naming the reason
+ * (missing, unreadable, a directory, truncated gzip header). */
+int kg_source_open(kg_source *src, const char *path, kg_error *err);
+
+/* Kind of the opened input from its first bytes (see kg_kind). */
+kg_kind kg_source_sniff(const kg_source *src);
+
+/* Reads up to n decompressed bytes (the sniffed head first). Returns the
+ * count, 0 at end of input, or -1 with err (e.g. "truncated gzip data at
+ * byte N", a read error). */
+ssize_t kg_source_read(kg_source *src, void *buf, size_t n, kg_error *err);
+
+void kg_source_close(kg_source *src);
+
+/* Reads the whole input into memory (at most max bytes; more is an error).
+ * For small inputs such as configs and rule files. Returns malloc'd data
+ * NUL-terminated, length in *len; NULL with err on failure. */
+char *kg_source_slurp(kg_source *src, size_t max, size_t *len, kg_error *err);
+
+#endif

@@ -1,0 +1,1 @@
+/* logscan.c — placeholder */

@@ -1,0 +1,238 @@
+/* main.c — the command line only: options (getopt_long), subcommand
+ * dispatch, colour and exit status. Everything else lives in the library
+ * (see README.md's architecture map). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diagnose.h"
+#include "kg_build.h"
+#include "report.h"
+#include "util.h"
+
+static const char *progname = "kgmem-diagnose";
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: kgmem-diagnose [OPTIONS] [FILE...]\n"
+"       kgmem-diagnose snapshot [OPTIONS] FILE...\n"
+"       kgmem-diagnose calc EXPR... [--budget SIZE] [--solve NAME]\n"
+"       kgmem-diagnose explain SIZE [--config FILE]\n"
+"       kgmem-diagnose rules list|show ID|check [DIR]\n"
+"\n"
+"Post-mortem analyzer for GPU out-of-memory crashes. Reads a crashed run's\n"
+"log (plain or gzip; no FILE or \"-\" reads standard input), its allocator\n"
+"snapshot and its training config, and reports every OOM incident: where,\n"
+"on which rank and step, in which phase, why, and what to change.\n"
+"\n"
+"Options:\n"
+"  -c, --config FILE      training config (YAML); may be repeated\n"
+"  -f, --format FORMAT    text (default), json, markdown, github, sarif\n"
+"      --fail-on LEVEL    exit 1 when a finding is at least LEVEL:\n"
+"                         never (default), info, warning, error\n"
+"      --diff             print suggested config changes as a unified diff\n"
+"      --apply            write suggested config changes (atomic, .orig backup)\n"
+"  -r, --rules DIR        extra or replacement rule files; may be repeated\n"
+"  -s, --set NAME=VALUE   supply a fact, e.g. --set dataset.entities=40943\n"
+"      --color WHEN       auto (default), always, never; NO_COLOR is honoured\n"
+"      --progress         show a progress line on stderr even when not a TTY\n"
+"      --no-progress      never show a progress line\n"
+"      --svg FILE         write a picture of memory over time (SVG)\n"
+"  -q, --quiet            print only the headline of each incident\n"
+"  -V, --version          print version information and exit\n"
+"  -h, --help             print this help and exit\n"
+"\n"
+"Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;\n"
+"2 usage error; 3 unreadable or invalid input.\n"
+"\n"
+"Examples:\n"
+"  kgmem-diagnose crash.log\n"
+"  kubectl logs job/train | kgmem-diagnose --format json\n"
+"  kgmem-diagnose --fail-on error --format github train.log.gz\n"
+"\n"
+"See kgmem-diagnose(1) and kgmem-rules(5).\n");
+}
+
+static void version(void)
+{
+	printf("kgmem-diagnose %s\n", KG_VERSION);
+}
+
+static int parse_fail_on(const char *s, enum kg_severity *out)
+{
+	if (!strcmp(s, "never")) *out = KG_SEV_NONE;
+	else if (!strcmp(s, "info")) *out = KG_SEV_INFO;
+	else if (!strcmp(s, "warning")) *out = KG_SEV_WARNING;
+	else if (!strcmp(s, "error")) *out = KG_SEV_ERROR;
+	else return -1;
+	return 0;
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", progname);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+	return KG_EXIT_USAGE;
+}
+
+static void push(const char ***v, size_t *n, const char *s)
+{
+	*v = kg_realloc(*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
+/* Subcommands implemented in their own modules. */
+typedef int (*kg_cmd_fn)(int argc, char **argv);
+static const struct {
+	const char *name;
+	kg_cmd_fn fn;
+} commands[] = {
+	{"snapshot", NULL},
+	{"calc", NULL},
+	{"explain", NULL},
+	{"rules", NULL},
+};
+
+int main(int argc, char **argv)
+{
+	if (argc > 1) {
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+			if (strcmp(argv[1], commands[i].name) != 0)
+				continue;
+			if (!commands[i].fn) {
+				fprintf(stderr, "%s: '%s' is not available in this build\n",
+					progname, commands[i].name);
+				return KG_EXIT_USAGE;
+			}
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
+
+	kg_options opt = {0};
+	opt.format = "text";
+	opt.color = -1;
+	opt.progress = -1;
+
+	enum { OPT_FAIL_ON = 256, OPT_DIFF, OPT_APPLY, OPT_COLOR, OPT_PROGRESS,
+	       OPT_NO_PROGRESS, OPT_SVG };
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"format", required_argument, NULL, 'f'},
+		{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+		{"diff", no_argument, NULL, OPT_DIFF},
+		{"apply", no_argument, NULL, OPT_APPLY},
+		{"rules", required_argument, NULL, 'r'},
+		{"set", required_argument, NULL, 's'},
+		{"color", required_argument, NULL, OPT_COLOR},
+		{"colour", required_argument, NULL, OPT_COLOR},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+		{"svg", required_argument, NULL, OPT_SVG},
+		{"quiet", no_argument, NULL, 'q'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:f:r:s:qVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': push(&opt.configs, &opt.nconfigs, optarg); break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			    strcmp(optarg, "markdown") && strcmp(optarg, "github") &&
+			    strcmp(optarg, "sarif"))
+				return bad_usage("unknown format '%s' (text, json, markdown, github, sarif)", optarg);
+			opt.format = optarg;
+			break;
+		case OPT_FAIL_ON:
+			if (parse_fail_on(optarg, &opt.fail_on) < 0)
+				return bad_usage("unknown --fail-on level '%s' (never, info, warning, error)", optarg);
+			break;
+		case OPT_DIFF: opt.diff = true; break;
+		case OPT_APPLY: opt.apply = true; break;
+		case 'r': push(&opt.rules_dirs, &opt.nrules_dirs, optarg); break;
+		case 's':
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return bad_usage("--set needs NAME=VALUE, got '%s'", optarg);
+			push(&opt.sets, &opt.nsets, optarg);
+			break;
+		case OPT_COLOR:
+			if (!strcmp(optarg, "auto")) opt.color = -1;
+			else if (!strcmp(optarg, "always")) opt.color = 1;
+			else if (!strcmp(optarg, "never")) opt.color = 0;
+			else return bad_usage("unknown --color value '%s' (auto, always, never)", optarg);
+			break;
+		case OPT_PROGRESS: opt.progress = 1; break;
+		case OPT_NO_PROGRESS: opt.progress = 0; break;
+		case OPT_SVG: opt.svg = optarg; break;
+		case 'q': opt.quiet = true; break;
+		case 'V': version(); return KG_EXIT_OK;
+		case 'h': usage(stdout); return KG_EXIT_OK;
+		case ':': {
+			char o[3] = {'-', (char)optopt, 0};
+			return bad_usage("option '%s' needs an argument",
+					 optopt ? o : argv[optind - 1]);
+		}
+		default: {
+			char o[3] = {'-', (char)optopt, 0};
+			return bad_usage("unknown option '%s'", optopt ? o : argv[optind - 1]);
+		}
+		}
+	}
+
+	const char *stdin_only[] = {"-"};
+	const char *const *paths = (const char *const *)(argv + optind);
+	size_t npaths = (size_t)(argc - optind);
+	if (npaths == 0) {
+		if (isatty(STDIN_FILENO)) {
+			fprintf(stderr, "%s: reading the log from standard input (Ctrl-D to end; --help for usage)\n",
+				progname);
+		}
+		paths = stdin_only;
+		npaths = 1;
+	}
+
+	if (opt.color < 0) {
+		const char *nc = getenv("NO_COLOR");
+		opt.color = (nc && *nc) ? 0 : isatty(STDOUT_FILENO);
+	}
+
+	kg_report rep;
+	kg_report_init(&rep);
+	kg_error err = {0};
+	const char *bad = NULL;
+	int rc = kg_diagnose(paths, npaths, &opt, &rep, &err, &bad);
+
+	if (!strcmp(opt.format, "json")) {
+		kg_report_json(&rep, stdout);
+	} else {
+		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet};
+		kg_report_text(&rep, stdout, &st);
+	}
+	fflush(stdout);
+
+	if (rc == KG_EXIT_INPUT) {
+		if (err.line > 0)
+			fprintf(stderr, "%s: %s:%ld: %s\n", progname, bad ? bad : "?", err.line, err.msg);
+		else if (err.offset >= 0)
+			fprintf(stderr, "%s: %s: byte %lld: %s\n", progname, bad ? bad : "?",
+				(long long)err.offset, err.msg);
+		else
+			fprintf(stderr, "%s: %s: %s\n", progname, bad ? bad : "?", err.msg);
+	}
+	if (rc == 0 && opt.fail_on != KG_SEV_NONE) {
+		for (size_t i = 0; i < rep.nincidents; i++)
+			if (kg_incident_severity(&rep.incidents[i]) >= opt.fail_on)
+				rc = KG_EXIT_FINDINGS;
+	}
+	kg_report_free(&rep);
+	free(opt.configs);
+	free(opt.rules_dirs);
+	free(opt.sets);
+	return rc;
+}

@@ -1,0 +1,1 @@
+/* traceback.c — placeholder */

@@ -1,0 +1,63 @@
+/* Unit tests for units.c: sizes exactly as DESIGN §4 converts them
+ * (binary units, nearest byte) and c10 format_size output. Expected values
+ * come from ../shared/corpus/dev.jsonl records (ids given). */
+#include "tap.h"
+#include "units.h"
+#include "util.h"
+
+static void size_case(const char *s, long long want, const char *why)
+{
+	kg_size v;
+	int rc = kg_size_parse_str(s, &v);
+	TAP_OK(rc == 0, "parse '%s' (%s)", s, why);
+	if (rc == 0)
+		TAP_EQ_I64(v.bytes, want, "'%s' = %lld bytes", s, want);
+}
+
+int main(void)
+{
+	size_case("19.99 GiB", 21464099062LL, "seed 001 request");
+	size_case("1.96 GiB", 2104533975LL, "pt1-0005");
+	size_case("2.88 MiB", 3019899LL, "pt1-0005");
+	size_case("0 bytes", 0, "pt1-0006");
+	size_case("4.00 KiB", 4096, "rocm-0009");
+	size_case("7178.44 GiB", 7707791259075LL, "pt2-0019");
+	size_case("5.56 GB", 5970004541LL, "mps-0001 binary GB");
+	size_case("768.00 MB", 805306368LL, "mps-0001");
+	size_case("7406166528 bytes", 7406166528LL, "jax-0001");
+	size_case("1.97GiB", 2115271393LL, "TF HumanReadableNumBytes");
+	size_case("3640655872B", 3640655872LL, "jax-0009");
+	size_case("3.39G", 3639984783LL, "TF cuda_driver");
+	size_case("1.5G", 1610612736LL, "calc shorthand");
+	size_case("14324 MiB", 14324LL << 20, "memory_summary cell");
+
+	kg_size v;
+	kg_size_parse_str("19.99 GiB", &v);
+	TAP_OK(v.lo <= 21464099062LL && v.hi >= 21464099062LL, "19.99 GiB inside its interval");
+	TAP_EQ_I64(v.lo, (long long)(((19985LL << 30) + 999) / 1000), "19.99 GiB interval low = ceil(19.985 GiB)");
+	TAP_OK(v.hi < (19995LL << 30) / 1000 + 1, "19.99 GiB interval high < 19.995 GiB");
+	kg_size_parse_str("7406166528 bytes", &v);
+	TAP_OK(v.lo == v.bytes && v.hi == v.bytes, "integer bytes are exact");
+
+	TAP_OK(kg_size_parse_str("GiB", &v) < 0, "unit alone rejected");
+	TAP_OK(kg_size_parse_str("", &v) < 0, "empty rejected");
+	TAP_OK(kg_size_parse_str("12.5", &v) < 0, "fraction without unit rejected");
+	TAP_OK(kg_size_parse_str("99999999999999999999 GiB", &v) < 0, "overflow rejected");
+	TAP_OK(kg_size_parse_str("1.5 GiBs", &v) < 0, "trailing letters rejected");
+
+	char buf[64];
+	TAP_EQ_STR(kg_size_format(512, buf, sizeof buf), "512 bytes", "format 512");
+	TAP_EQ_STR(kg_size_format(1024, buf, sizeof buf), "1024 bytes", "format 1024 (c10: <=1024 is bytes)");
+	TAP_EQ_STR(kg_size_format(1048576, buf, sizeof buf), "1024.00 KiB", "format 1 MiB prints KiB");
+	TAP_EQ_STR(kg_size_format(1073741824, buf, sizeof buf), "1024.00 MiB", "format 1 GiB prints MiB");
+	TAP_EQ_STR(kg_size_format(21464099062LL, buf, sizeof buf), "19.99 GiB", "format 19.99 GiB");
+	TAP_EQ_STR(kg_size_format(2097152, buf, sizeof buf), "2.00 MiB", "format 2 MiB");
+
+	kg_size a, b;
+	kg_size_parse_str("19.99 GiB", &a);
+	b = kg_size_exact(21464350720LL);
+	TAP_OK(kg_size_near(a, b), "19.99 GiB near 2x128x40943x512x4");
+	b = kg_size_exact(20LL << 30);
+	TAP_OK(!kg_size_near(a, b), "19.99 GiB not near 20 GiB");
+	return tap_done();
+}
