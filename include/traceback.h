@@ -15,7 +15,7 @@
 int kg_tb_parse_frame(const char *line, size_t n, kg_frame *f);
 
 /* IPython marks the failing line as `----> 269     code`; returns the line
- * number and sets *code/*codelen to the code, or returns 0. */
+ * number and sets *code and *codelen to the code, or returns 0. */
 long kg_tb_parse_arrow(const char *line, size_t n, const char **code, size_t *codelen);
 
 /* Phase implied by the frames (outermost first), or NULL. Precedence:

@@ -1,1 +1,926 @@
-/* logscan.c — placeholder */
+/* logscan.c — the log scanner (see include/logscan.h).
+ *
+ * One pass, bounded memory: bytes are read in large chunks and cut into
+ * lines (LF, CRLF, and a bare CR as tqdm writes it, which keeps the line
+ * number); each line is noise-stripped into a ring of the last RING lines.
+ * A line is processed once KG_OOM_WINDOW_LINES - 1 lines after it are in the
+ * ring (or at end of input), so a message wrapped over several lines is
+ * parsed as one. No regex runs on a line unless a literal prefilter passes.
+ */
+#include "logscan.h"
+#include "context.h"
+#include "oom.h"
+#include "traceback.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RING 32                 /* > KG_OOM_WINDOW_LINES, power of two */
+#define MAX_FRAMES 128          /* frames kept per traceback (outermost kept) */
+#define MAX_FOLLOWUPS 8
+#define MAX_MESSAGE 4096
+#define FOLD_LINES_SAME_TEXT 2000
+#define FOLD_LINES_RELATED 40
+
+typedef struct line_rec {
+	kg_buf text;     /* noise-stripped */
+	long lineno;
+	int64_t rank;
+	bool truncated;
+} line_rec;
+
+typedef struct scanner {
+	kg_report *rep;
+	const char *name;
+	size_t first_incident;   /* index of this input's first incident */
+	line_rec ring[RING];
+	size_t count;            /* lines pushed into the ring so far */
+	size_t next;             /* next line (by push index) to process */
+	long lineno;             /* physical line number of the line being read */
+
+	/* traceback state */
+	kg_frame *tb;
+	size_t ntb;
+	bool tb_active, tb_header, tb_expect_code;
+	long tb_start_line, tb_end_line;
+	int tb_blank;
+	size_t tb_dropped;
+
+	/* context */
+	int64_t step, epoch;
+	long step_line;
+	const char *log_phase;
+	long log_phase_line;
+	char *conf_var, *conf_value;
+	long conf_line;
+	long consumed_until;     /* last line used by the previous message */
+	bool root_cause_open;
+	long root_cause_line;
+	/* follow-ups seen before any incident (attached to the next one) */
+	kg_followup pending[MAX_FOLLOWUPS];
+	size_t npending;
+
+	size_t truncated_lines;
+	long first_truncated;
+} scanner;
+
+/* ---------------------------------------------------------------- noise */
+
+static size_t strip_ansi(char *s, size_t n)
+{
+	if (!memchr(s, 0x1b, n))
+		return n;
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
+		if (s[i] != 0x1b) {
+			s[w++] = s[i++];
+			continue;
+		}
+		i++;
+		if (i < n && s[i] == '[') { /* CSI: parameters then a final byte */
+			i++;
+			while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
+				i++;
+			if (i < n)
+				i++;
+		} else if (i < n && s[i] == ']') { /* OSC: until BEL or ESC \ */
+			i++;
+			while (i < n && s[i] != 0x07 && !(s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\'))
+				i++;
+			i += (i < n && s[i] == 0x07) ? 1 : 2;
+		} else if (i < n) {
+			i++; /* two-byte escape */
+		}
+	}
+	return w;
+}
+
+static bool isdig(char c) { return c >= '0' && c <= '9'; }
+
+/* Matches `D{k}` digits at s+i exactly k (k>0) or at least one (k=0). */
+static size_t digits(const char *s, size_t n, size_t i, size_t k)
+{
+	size_t j = i;
+	while (j < n && isdig(s[j]) && (k == 0 || j - i < k))
+		j++;
+	if (j == i || (k && j - i != k))
+		return 0;
+	return j - i;
+}
+
+/* YYYY-MM-DD[T ]HH:MM:SS[.,frac][Z|±HH:MM] — returns length or 0. */
+static size_t iso_timestamp(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (!digits(s, n, 0, 4) || n < 19 || s[4] != '-' || !digits(s, n, 5, 2) || s[7] != '-' ||
+	    !digits(s, n, 8, 2))
+		return 0;
+	i = 10;
+	if (i >= n || (s[i] != 'T' && s[i] != ' '))
+		return i; /* a date alone */
+	i++;
+	if (!digits(s, n, i, 2) || i + 8 > n || s[i + 2] != ':' || !digits(s, n, i + 3, 2) ||
+	    s[i + 5] != ':' || !digits(s, n, i + 6, 2))
+		return 0;
+	i += 8;
+	if (i < n && (s[i] == '.' || s[i] == ',')) {
+		size_t d = digits(s, n, i + 1, 0);
+		if (d)
+			i += 1 + d;
+	}
+	if (i < n && s[i] == 'Z')
+		i++;
+	else if (i + 5 < n && (s[i] == '+' || s[i] == '-') && digits(s, n, i + 1, 2))
+		i += (s[i + 3] == ':') ? 6 : 5;
+	return i;
+}
+
+static size_t skip_sp(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+static bool word_at(const char *s, size_t n, size_t i, const char *w)
+{
+	size_t L = strlen(w);
+	return i + L <= n && memcmp(s + i, w, L) == 0;
+}
+
+static const char *const levels[] = {"DEBUG", "INFO", "WARNING", "WARN", "ERROR",
+				     "CRITICAL", "FATAL", "NOTICE", "TRACE", NULL};
+
+static size_t level_word(const char *s, size_t n, size_t i)
+{
+	for (size_t k = 0; levels[k]; k++)
+		if (word_at(s, n, i, levels[k]))
+			return strlen(levels[k]);
+	return 0;
+}
+
+/* One prefix at the start of s; returns its length (0 = none). */
+static size_t one_prefix(const char *s, size_t n, int64_t *rank)
+{
+	size_t i, k;
+	if (n == 0)
+		return 0;
+	/* timestamps: GitHub Actions, logging, TF ("…084180: "), optional ':' or '|' */
+	if ((k = iso_timestamp(s, n)) != 0) {
+		i = k;
+		if (i < n && (s[i] == ':' || s[i] == '|'))
+			i++;
+		/* a timestamp is a prefix only when a separator follows it */
+		size_t j = skip_sp(s, n, i);
+		return (j > i || j == n || s[i - 1] == ':' || s[i - 1] == '|') ? j : 0;
+	}
+	/* [rankN]: / [RankN] / [defaultN]: / [2022-07-13 21:09:08,702] / [INFO] */
+	if (s[0] == '[') {
+		const char *close = memchr(s, ']', n < 64 ? n : 64);
+		if (!close)
+			return 0;
+		size_t end = (size_t)(close - s);
+		const char *in = s + 1;
+		size_t inlen = end - 1;
+		bool strip = false;
+		size_t p = 0;
+		if ((inlen > 4 && strncasecmp(in, "rank", 4) == 0 && (p = 4)) ||
+		    (inlen > 7 && strncmp(in, "default", 7) == 0 && (p = 7))) {
+			size_t q = p;
+			while (q < inlen && in[q] == ' ')
+				q++;
+			size_t d = digits(in, inlen, q, 0);
+			if (d && q + d == inlen) {
+				int64_t v = 0;
+				for (size_t t = q; t < q + d && t - q < 9; t++)
+					v = v * 10 + (in[t] - '0');
+				*rank = v;
+				strip = true;
+			}
+		} else if (inlen && (isdig(in[0]) || level_word(in, inlen, 0) == inlen)) {
+			strip = true;
+		}
+		if (!strip)
+			return 0;
+		i = end + 1;
+		if (i < n && s[i] == ':')
+			i++;
+		return skip_sp(s, n, i);
+	}
+	/* rank N: */
+	if ((s[0] == 'r' || s[0] == 'R') && n > 6 && strncasecmp(s, "rank", 4) == 0) {
+		i = skip_sp(s, n, 4);
+		size_t d = digits(s, n, i, 0);
+		if (d && i + d < n && s[i + d] == ':' && d < 8) {
+			int64_t v = 0;
+			for (size_t t = i; t < i + d; t++)
+				v = v * 10 + (s[t] - '0');
+			*rank = v;
+			return skip_sp(s, n, i + d + 1);
+		}
+		return 0;
+	}
+	/* SUBPROCESS: */
+	if (word_at(s, n, 0, "SUBPROCESS: "))
+		return 12;
+	/* Python logging default: LEVEL:name: */
+	if ((k = level_word(s, n, 0)) != 0) {
+		i = k;
+		if (i < n && s[i] == ':') {
+			const char *c2 = memchr(s + i + 1, ':', n - i - 1 < 80 ? n - i - 1 : 80);
+			if (c2) {
+				size_t j = (size_t)(c2 - s);
+				bool name = true;
+				for (size_t t = i + 1; t < j; t++)
+					if (!(isalnum((unsigned char)s[t]) || s[t] == '_' || s[t] == '.'))
+						name = false;
+				if (name)
+					return j + 1;
+			}
+			return skip_sp(s, n, i + 1);
+		}
+		/* vLLM: LEVEL MM-DD HH:MM:SS file.py:NNN] */
+		i = skip_sp(s, n, i);
+		if (digits(s, n, i, 2) && i + 2 < n && s[i + 2] == '-') {
+			const char *br = memchr(s + i, ']', n - i < 120 ? n - i : 120);
+			if (br)
+				return skip_sp(s, n, (size_t)(br - s) + 1);
+		}
+		/* " - " separated: LEVEL - msg */
+		if (word_at(s, n, i, "- "))
+			return i + 2;
+		return 0;
+	}
+	/* "- name - LEVEL - " after a stripped timestamp */
+	if (word_at(s, n, 0, "- ") || word_at(s, n, 0, "| ")) {
+		size_t lim = n < 120 ? n : 120;
+		for (size_t t = 2; t < lim; t++) {
+			size_t lw = level_word(s, n, t);
+			if (lw && s[t - 1] == ' ' && t + lw + 2 < n &&
+			    (word_at(s, n, t + lw, " - ") || word_at(s, n, t + lw, " | ")))
+				return t + lw + 3;
+		}
+		return 2;
+	}
+	/* glog: E1121 12:00:00.123456  1234 file.cc:12]  and TF: E external/…cc:828] */
+	if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && n > 3) {
+		if (digits(s, n, 1, 4) || s[1] == ' ') {
+			const char *br = memchr(s, ']', n < 200 ? n : 200);
+			if (br && (size_t)(br - s) > 3 && isdig(br[-1])) {
+				/* the part before ']' must end in file:line */
+				const char *c = br - 1;
+				while (c > s && isdig(*c))
+					c--;
+				if (*c == ':')
+					return skip_sp(s, n, (size_t)(br - s) + 1);
+			}
+		}
+		return 0;
+	}
+	/* llama.cpp: 1.06.520.077 E  */
+	if (isdig(s[0])) {
+		size_t d1 = digits(s, n, 0, 0);
+		if (d1 && d1 < 4 && d1 < n && s[d1] == '.' && digits(s, n, d1 + 1, 2) &&
+		    s[d1 + 3] == '.' && digits(s, n, d1 + 4, 3) && s[d1 + 7] == '.' &&
+		    digits(s, n, d1 + 8, 3) && d1 + 13 < n && s[d1 + 11] == ' ' &&
+		    strchr("IWEDF", s[d1 + 12]) && s[d1 + 13] == ' ')
+			return skip_sp(s, n, d1 + 14);
+		return 0;
+	}
+	/* (VllmWorkerProcess pid=440) */
+	if (s[0] == '(') {
+		const char *close = memchr(s, ')', n < 80 ? n : 80);
+		if (close && memmem(s, (size_t)(close - s), "pid=", 4))
+			return skip_sp(s, n, (size_t)(close - s) + 1);
+		return 0;
+	}
+	/* docker compose: `svc-1  | ` / `svc_1 | ` */
+	if (isalpha((unsigned char)s[0])) {
+		size_t j = 0;
+		while (j < n && j < 64 && (isalnum((unsigned char)s[j]) || s[j] == '-' || s[j] == '_' || s[j] == '.'))
+			j++;
+		if (j >= 3 && isdig(s[j - 1]) && (s[j - 2] == '-' || s[j - 2] == '_' || isdig(s[j - 2]))) {
+			size_t t = skip_sp(s, n, j);
+			if (t > j && t < n && s[t] == '|' && (t + 1 == n || s[t + 1] == ' '))
+				return t + 1 < n ? t + 2 : t + 1;
+		}
+	}
+	return 0;
+}
+
+size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
+{
+	n = strip_ansi(line, n);
+	size_t off = 0;
+	for (int iter = 0; iter < 8 && off < n; iter++) {
+		size_t k = one_prefix(line + off, n - off, rank);
+		if (k == 0)
+			break;
+		off += k;
+	}
+	if (off) {
+		memmove(line, line + off, n - off);
+		n -= off;
+	}
+	line[n] = '\0';
+	return n;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static line_rec *rec_at(scanner *sc, size_t idx)
+{
+	return &sc->ring[idx % RING];
+}
+
+static void frames_clear(kg_frame **v, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		kg_frame_free(&(*v)[i]);
+	free(*v);
+	*v = NULL;
+	*n = 0;
+}
+
+static bool is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isspace((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static char *collapse(const char *s, size_t n, size_t max)
+{
+	kg_buf b = {0};
+	bool sp = false;
+	for (size_t i = 0; i < n && b.len < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (isspace(c) || c == 0) {
+			sp = b.len > 0;
+			continue;
+		}
+		if (sp)
+			kg_buf_putc(&b, ' ');
+		sp = false;
+		kg_buf_putc(&b, (char)c);
+	}
+	char *raw = kg_buf_steal(&b);
+	char *clean = kg_sanitize_utf8(raw, strlen(raw));
+	free(raw);
+	return clean;
+}
+
+/* ----------------------------------------------------------- traceback */
+
+static void tb_reset(scanner *sc, long line, bool header)
+{
+	frames_clear(&sc->tb, &sc->ntb);
+	sc->tb_active = true;
+	sc->tb_header = header;
+	sc->tb_start_line = line;
+	sc->tb_end_line = 0;
+	sc->tb_expect_code = false;
+	sc->tb_blank = 0;
+	sc->tb_dropped = 0;
+}
+
+static void tb_push(scanner *sc, kg_frame *f)
+{
+	if (sc->ntb >= MAX_FRAMES) {
+		/* keep the outermost half and the most recent frames */
+		kg_frame_free(&sc->tb[MAX_FRAMES / 2]);
+		memmove(&sc->tb[MAX_FRAMES / 2], &sc->tb[MAX_FRAMES / 2 + 1],
+			(sc->ntb - MAX_FRAMES / 2 - 1) * sizeof *sc->tb);
+		sc->ntb--;
+		sc->tb_dropped++;
+	}
+	sc->tb = kg_realloc(sc->tb, (sc->ntb + 1) * sizeof *sc->tb);
+	sc->tb[sc->ntb++] = *f;
+}
+
+static bool caret_line(const char *s, size_t n)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '^' || s[i] == '~')
+			any = true;
+		else if (s[i] != ' ' && s[i] != '\t')
+			return false;
+	}
+	return any;
+}
+
+/* Feeds one stripped line to the traceback state machine. Returns true
+ * when the line belongs to the traceback (so it cannot be an exception
+ * line). */
+static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
+{
+	if (memmem(s, n, "Traceback (most recent call last)", 33)) {
+		tb_reset(sc, line, true);
+		return true;
+	}
+	if (n >= 6 && (memmem(s, n < 64 ? n : 64, "File ", 5) || memmem(s, n, " in ", 4))) {
+		kg_frame f;
+		if (kg_tb_parse_frame(s, n, &f)) {
+			if (!sc->tb_active)
+				tb_reset(sc, line, false);
+			tb_push(sc, &f);
+			sc->tb_expect_code = true;
+			sc->tb_blank = 0;
+			return true;
+		}
+	}
+	if (!sc->tb_active)
+		return false;
+	const char *code;
+	size_t codelen;
+	long arrow = kg_tb_parse_arrow(s, n, &code, &codelen);
+	if (arrow && sc->ntb) {
+		kg_frame *f = &sc->tb[sc->ntb - 1];
+		f->line = arrow;
+		free(f->code);
+		f->code = collapse(code, codelen, 300);
+		sc->tb_expect_code = false;
+		return true;
+	}
+	if (is_blank(s, n)) {
+		if (++sc->tb_blank > 2) {
+			sc->tb_active = false;
+			sc->tb_end_line = line;
+		}
+		return true;
+	}
+	sc->tb_blank = 0;
+	if (caret_line(s, n))
+		return true;
+	bool indented = s[0] == ' ' || s[0] == '\t';
+	/* IPython context lines: "    107 " / "--> 109" handled above */
+	if (indented || (sc->ntb && isdig(s[0]) && n > 4 && (s[1] == ' ' || isdig(s[1])))) {
+		if (sc->tb_expect_code && sc->ntb && indented) {
+			kg_frame *f = &sc->tb[sc->ntb - 1];
+			free(f->code);
+			f->code = collapse(s, n, 300);
+			sc->tb_expect_code = false;
+		}
+		return true;
+	}
+	if (!sc->tb_header && sc->ntb && sc->tb_expect_code) {
+		/* unindented code under a header-less frame (rank-prefixed logs) */
+		kg_frame *f = &sc->tb[sc->ntb - 1];
+		free(f->code);
+		f->code = collapse(s, n, 300);
+		sc->tb_expect_code = false;
+		return true;
+	}
+	/* anything else ends the traceback: this is the exception line */
+	sc->tb_active = false;
+	sc->tb_end_line = line;
+	return false;
+}
+
+/* Frames that belong to an exception whose message starts at `line`. */
+static bool tb_available(const scanner *sc, long line)
+{
+	if (!sc->ntb)
+		return false;
+	if (sc->tb_active)
+		return true;
+	return sc->tb_end_line && line >= sc->tb_end_line && line - sc->tb_end_line <= 3;
+}
+
+/* ----------------------------------------------------------- incidents */
+
+static kg_incident *incidents_of(scanner *sc, size_t *n)
+{
+	*n = sc->rep->nincidents - sc->first_incident;
+	return sc->rep->incidents + sc->first_incident;
+}
+
+static bool size_conflict(kg_size a, kg_size b)
+{
+	return kg_size_known(a) && kg_size_known(b) && !kg_size_near(a, b);
+}
+
+static bool memory_conflict(const kg_memory *a, const kg_memory *b)
+{
+	return size_conflict(a->requested, b->requested) ||
+	       size_conflict(a->total_capacity, b->total_capacity) ||
+	       size_conflict(a->free, b->free) || size_conflict(a->allocated, b->allocated) ||
+	       size_conflict(a->reserved, b->reserved) ||
+	       size_conflict(a->reserved_unallocated, b->reserved_unallocated);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void fill_size(kg_size *dst, kg_size src)
+{
+	if (!kg_size_known(*dst) && kg_size_known(src))
+		*dst = src;
+}
+
+/* Folds `n` (just parsed) into an earlier incident when it is the same OOM
+ * printed again (logger + traceback, a wrapper re-raising, a library line
+ * and its framework's error). Returns the incident folded into, or NULL. */
+static kg_incident *find_fold(scanner *sc, const kg_incident *n)
+{
+	size_t cnt;
+	kg_incident *v = incidents_of(sc, &cnt);
+	for (size_t k = cnt; k-- > 0;) {
+		kg_incident *p = &v[k];
+		long dist = n->line - p->line;
+		if (dist > FOLD_LINES_SAME_TEXT)
+			break;
+		if (p->rank != n->rank || p->step != n->step || p->epoch != n->epoch)
+			continue;
+		if (p->device_index != KG_NONE && n->device_index != KG_NONE &&
+		    p->device_index != n->device_index)
+			continue;
+		if (same_str(p->message, n->message))
+			return p;
+		if (dist <= FOLD_LINES_RELATED && same_str(p->framework, n->framework) &&
+		    !memory_conflict(&p->mem, &n->mem) &&
+		    (kg_size_near(p->mem.requested, n->mem.requested) ||
+		     !kg_size_known(p->mem.requested) || !kg_size_known(n->mem.requested) ||
+		     (!strcmp(p->kind, "oom-warning") && !strcmp(n->kind, "oom-warning"))))
+			return p;
+	}
+	return NULL;
+}
+
+static void fold_into(kg_incident *p, kg_incident *n)
+{
+	p->duplicates++;
+	if (!strcmp(p->kind, "oom-warning") && !strcmp(n->kind, "oom")) {
+		/* the allocator's warning came first; the error is the incident */
+		p->kind = "oom";
+		p->family = n->family;
+		if (kg_size_known(n->mem.requested))
+			p->mem.requested = n->mem.requested;
+	}
+	kg_memory *a = &p->mem;
+	const kg_memory *b = &n->mem;
+	fill_size(&a->requested, b->requested);
+	fill_size(&a->total_capacity, b->total_capacity);
+	fill_size(&a->free, b->free);
+	fill_size(&a->allocated, b->allocated);
+	fill_size(&a->reserved, b->reserved);
+	fill_size(&a->reserved_unallocated, b->reserved_unallocated);
+	fill_size(&a->process_in_use, b->process_in_use);
+	fill_size(&a->allowed, b->allowed);
+	fill_size(&a->private_pools, b->private_pools);
+	fill_size(&a->other_allocations, b->other_allocations);
+	if (!a->nprocs && b->nprocs) {
+		a->procs = n->mem.procs;
+		a->nprocs = n->mem.nprocs;
+		n->mem.procs = NULL;
+		n->mem.nprocs = 0;
+	}
+	if (!p->tensor && n->tensor) {
+		p->tensor = n->tensor;
+		n->tensor = NULL;
+	}
+	if (!p->status && n->status) {
+		p->status = n->status;
+		n->status = NULL;
+	}
+	if (p->device_index == KG_NONE)
+		p->device_index = n->device_index;
+	if (!p->device_type)
+		p->device_type = n->device_type;
+	if (!p->nframes && n->nframes) {
+		p->frames = n->frames;
+		p->nframes = n->nframes;
+		n->frames = NULL;
+		n->nframes = 0;
+		p->phase = n->phase;
+		p->phase_source = n->phase_source;
+	}
+	if (!p->phase) {
+		p->phase = n->phase;
+		p->phase_source = n->phase_source;
+	}
+}
+
+static void add_followup(kg_incident *inc, const char *kind, long line, const char *text, size_t n)
+{
+	for (size_t i = 0; i < inc->nfollowups; i++)
+		if (!strcmp(inc->followups[i].kind, kind))
+			return; /* one of each kind, the first */
+	if (inc->nfollowups >= MAX_FOLLOWUPS)
+		return;
+	inc->followups = kg_realloc(inc->followups, (inc->nfollowups + 1) * sizeof *inc->followups);
+	inc->followups[inc->nfollowups++] = (kg_followup){kind, line, collapse(text, n, 300)};
+}
+
+static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
+{
+	kg_incident inc;
+	kg_incident_init(&inc);
+	inc.kind = o->kind ? o->kind : "oom";
+	inc.family = o->family;
+	inc.framework = o->framework;
+	inc.device_type = o->device_type;
+	inc.device_index = o->device_index;
+	inc.mem = o->mem;
+	o->mem.procs = NULL;
+	o->mem.nprocs = 0;
+	inc.tensor = o->tensor;
+	o->tensor = NULL;
+	inc.status = o->status;
+	o->status = NULL;
+	inc.path = kg_strdup(sc->name);
+	inc.line = L->lineno;
+	inc.rank = L->rank;
+	inc.step = sc->step;
+	inc.epoch = sc->epoch;
+	inc.message = collapse(win + o->start, o->end - o->start, MAX_MESSAGE);
+	if (sc->conf_var) {
+		inc.alloc_conf_var = kg_strdup(sc->conf_var);
+		inc.alloc_conf = kg_strdup(sc->conf_value);
+		inc.alloc_conf_line = sc->conf_line;
+	}
+	if (tb_available(sc, L->lineno)) {
+		inc.frames = sc->tb;
+		inc.nframes = sc->ntb;
+		sc->tb = NULL;
+		sc->ntb = 0;
+	}
+	inc.phase = kg_tb_phase(inc.frames, inc.nframes);
+	if (inc.phase) {
+		inc.phase_source = "frames";
+	} else if (sc->log_phase && strcmp(sc->log_phase, "train") != 0) {
+		inc.phase = sc->log_phase;
+		inc.phase_source = "log";
+	}
+
+	kg_incident *p = find_fold(sc, &inc);
+	if (p) {
+		fold_into(p, &inc);
+		kg_incident_free(&inc);
+		return;
+	}
+	for (size_t i = 0; i < sc->npending; i++) {
+		kg_followup *f = &sc->pending[i];
+		if (L->lineno - f->line <= 20)
+			add_followup(&inc, f->kind, f->line, f->text, strlen(f->text));
+		free(f->text);
+	}
+	sc->npending = 0;
+	kg_report *r = sc->rep;
+	r->incidents = kg_realloc(r->incidents, (r->nincidents + 1) * sizeof *r->incidents);
+	inc.id = (int)r->nincidents + 1;
+	r->incidents[r->nincidents++] = inc;
+}
+
+/* Builds the parse window for the line at push index idx: the line itself
+ * plus up to KG_OOM_WINDOW_LINES-1 following lines whose leading blanks and
+ * '#' comment markers are dropped (wrapped messages pasted into comments).
+ * starts[k] is the window offset of line k. */
+static size_t build_window(scanner *sc, size_t idx, kg_buf *win, size_t *starts, size_t *nlines)
+{
+	kg_buf_reset(win);
+	size_t k = 0;
+	for (size_t j = idx; j < sc->count && k < KG_OOM_WINDOW_LINES; j++, k++) {
+		line_rec *L = rec_at(sc, j);
+		const char *s = L->text.data ? L->text.data : "";
+		size_t n = L->text.len;
+		if (k > 0) {
+			if (win->len >= KG_OOM_WINDOW_BYTES)
+				break;
+			kg_buf_putc(win, '\n');
+			while (n && (*s == ' ' || *s == '\t' || *s == '#')) {
+				s++;
+				n--;
+			}
+			if (n > KG_OOM_WINDOW_BYTES)
+				n = KG_OOM_WINDOW_BYTES;
+		}
+		starts[k] = win->len;
+		kg_buf_append(win, s, n);
+	}
+	*nlines = k;
+	return k ? (rec_at(sc, idx)->text.len) : 0;
+}
+
+static void scan_oom(scanner *sc, size_t idx, kg_buf *win)
+{
+	line_rec *L = rec_at(sc, idx);
+	if (L->lineno <= sc->consumed_until && sc->consumed_until)
+		return;
+	if (!kg_oom_candidate(L->text.data, L->text.len))
+		return;
+	size_t starts[KG_OOM_WINDOW_LINES], nlines = 0;
+	size_t first_len = build_window(sc, idx, win, starts, &nlines);
+	size_t off = 0;
+	while (off < first_len) {
+		kg_oom o;
+		memset(&o, 0, sizeof o);
+		if (!kg_oom_parse(win->data + off, win->len - off, first_len - off, &o))
+			break;
+		o.start += off;
+		o.end += off;
+		/* which line did the message end on? */
+		size_t last = 0;
+		for (size_t k = 0; k < nlines; k++)
+			if (starts[k] < o.end)
+				last = k;
+		if (last > 0)
+			sc->consumed_until = rec_at(sc, idx + last)->lineno;
+		new_incident(sc, L, &o, win->data);
+		size_t next = o.end > off ? o.end : off + 1;
+		kg_oom_free(&o);
+		off = next;
+	}
+}
+
+static void handle_followup(scanner *sc, const char *kind, const line_rec *L)
+{
+	size_t cnt;
+	kg_incident *v = incidents_of(sc, &cnt);
+	/* the latest incident on the same rank (or any rank when unknown) */
+	for (size_t k = cnt; k-- > 0;) {
+		if (v[k].rank == L->rank || L->rank == KG_NONE || v[k].rank == KG_NONE) {
+			add_followup(&v[k], kind, L->lineno, L->text.data, L->text.len);
+			return;
+		}
+	}
+	if (sc->npending < MAX_FOLLOWUPS) {
+		sc->pending[sc->npending++] =
+			(kg_followup){kind, L->lineno, collapse(L->text.data, L->text.len, 300)};
+	}
+}
+
+static void process(scanner *sc, size_t idx, kg_buf *win)
+{
+	line_rec *L = rec_at(sc, idx);
+	const char *s = L->text.data ? L->text.data : "";
+	size_t n = L->text.len;
+
+	bool in_tb = tb_feed(sc, s, n, L->lineno);
+
+	/* context markers (literal prefilters inside each) */
+	int64_t step = sc->step, epoch = sc->epoch;
+	if (!in_tb && n && kg_ctx_counters(s, n, &step, &epoch)) {
+		sc->step = step;
+		sc->epoch = epoch;
+		sc->step_line = L->lineno;
+	}
+	if (!in_tb && n) {
+		const char *ph = kg_ctx_phase_marker(s, n);
+		if (ph) {
+			sc->log_phase = ph;
+			sc->log_phase_line = L->lineno;
+		}
+		char *var, *val;
+		if (kg_ctx_alloc_conf(s, n, &var, &val)) {
+			free(sc->conf_var);
+			free(sc->conf_value);
+			sc->conf_var = var;
+			sc->conf_value = val;
+			sc->conf_line = L->lineno;
+		}
+		int64_t rk;
+		int rc = kg_ctx_root_cause(s, n, &rk);
+		if (rc == 1) {
+			sc->root_cause_open = true;
+			sc->root_cause_line = L->lineno;
+		} else if (rc == 2 && sc->root_cause_open && L->lineno - sc->root_cause_line <= 12) {
+			sc->rep->root_cause_rank = rk;
+			sc->root_cause_open = false;
+		}
+	}
+	const char *fk = n ? kg_ctx_followup(s, n) : NULL;
+	size_t before = sc->rep->nincidents;
+	scan_oom(sc, idx, win);
+	if (fk && sc->rep->nincidents == before)
+		handle_followup(sc, fk, L);
+}
+
+/* --------------------------------------------------------------- reader */
+
+static void push_line(scanner *sc, kg_buf *cur, bool truncated, kg_buf *win)
+{
+	/* make room: process the oldest line once the window after it is full */
+	while (sc->count - sc->next >= KG_OOM_WINDOW_LINES) {
+		process(sc, sc->next, win);
+		sc->next++;
+	}
+	line_rec *L = rec_at(sc, sc->count);
+	kg_buf_reset(&L->text);
+	if (cur->len && cur->data[cur->len - 1] == '\r')
+		cur->len--;
+	kg_buf_append(&L->text, cur->data ? cur->data : "", cur->len);
+	L->rank = KG_NONE;
+	L->text.len = kg_strip_noise(L->text.data, L->text.len, &L->rank);
+	L->lineno = sc->lineno;
+	L->truncated = truncated;
+	if (truncated) {
+		if (!sc->truncated_lines)
+			sc->first_truncated = sc->lineno;
+		sc->truncated_lines++;
+	}
+	sc->count++;
+	kg_buf_reset(cur);
+}
+
+static void finish(scanner *sc, kg_buf *win)
+{
+	while (sc->next < sc->count) {
+		process(sc, sc->next, win);
+		sc->next++;
+	}
+}
+
+static void scanner_free(scanner *sc)
+{
+	for (size_t i = 0; i < RING; i++)
+		kg_buf_free(&sc->ring[i].text);
+	frames_clear(&sc->tb, &sc->ntb);
+	free(sc->conf_var);
+	free(sc->conf_value);
+	for (size_t i = 0; i < sc->npending; i++)
+		free(sc->pending[i].text);
+}
+
+int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
+{
+	kg_error e = {0};
+	if (kg_oom_init(&e) < 0 || kg_context_init(&e) < 0)
+		return kg_fail(err, "internal error compiling patterns: %s", e.msg);
+	scanner sc;
+	memset(&sc, 0, sizeof sc);
+	sc.rep = rep;
+	sc.name = src->name;
+	sc.first_incident = rep->nincidents;
+	sc.step = sc.epoch = KG_NONE;
+	sc.lineno = 1;
+
+	enum { CHUNK = 1 << 18 };
+	char *chunk = kg_malloc(CHUNK);
+	kg_buf cur = {0}, win = {0};
+	bool truncated = false, pending_cr = false;
+	int rc = 0;
+	for (;;) {
+		ssize_t got = kg_source_read(src, chunk, CHUNK, err);
+		if (got < 0) {
+			rc = -1;
+			break;
+		}
+		if (got == 0)
+			break;
+		size_t i = 0, len = (size_t)got;
+		while (i < len) {
+			if (pending_cr) {
+				pending_cr = false;
+				if (chunk[i] != '\n') {
+					/* a bare CR (progress bars): a segment on the same line */
+					push_line(&sc, &cur, truncated, &win);
+					truncated = false;
+				}
+			}
+			/* find the next line break quickly */
+			const char *nl = memchr(chunk + i, '\n', len - i);
+			const char *cr = memchr(chunk + i, '\r', (nl ? (size_t)(nl - chunk) : len) - i);
+			size_t end = cr ? (size_t)(cr - chunk) : nl ? (size_t)(nl - chunk) : len;
+			size_t take = end - i;
+			if (cur.len + take > KG_MAX_LINE) {
+				size_t room = KG_MAX_LINE > cur.len ? KG_MAX_LINE - cur.len : 0;
+				kg_buf_append(&cur, chunk + i, room);
+				truncated = true;
+			} else {
+				kg_buf_append(&cur, chunk + i, take);
+			}
+			i = end;
+			if (i >= len)
+				break;
+			if (chunk[i] == '\r') {
+				pending_cr = true;
+				i++;
+				continue;
+			}
+			/* '\n' */
+			push_line(&sc, &cur, truncated, &win);
+			truncated = false;
+			sc.lineno++;
+			i++;
+		}
+	}
+	if (cur.len || pending_cr)
+		push_line(&sc, &cur, truncated, &win);
+	finish(&sc, &win);
+	if (sc.truncated_lines)
+		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
+			       sc.name, sc.first_truncated, sc.truncated_lines,
+			       sc.truncated_lines == 1 ? "" : "s", KG_MAX_LINE, KG_MAX_LINE);
+	free(chunk);
+	kg_buf_free(&cur);
+	kg_buf_free(&win);
+	scanner_free(&sc);
+	return rc;
+}

@@ -208,7 +208,9 @@ int main(int argc, char **argv)
 	const char *bad = NULL;
 	int rc = kg_diagnose(paths, npaths, &opt, &rep, &err, &bad);
 
-	if (!strcmp(opt.format, "json")) {
+	if (rc == KG_EXIT_INPUT && rep.nincidents == 0) {
+		/* nothing useful to show: only the error line below */
+	} else if (!strcmp(opt.format, "json")) {
 		kg_report_json(&rep, stdout);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet};

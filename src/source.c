@@ -30,8 +30,8 @@ static int gz_failed(kg_source *src, kg_error *err)
 	if (errnum == Z_ERRNO)
 		return kg_fail(err, "read error: %s", strerror(errno));
 	if (errnum == Z_BUF_ERROR || (msg && strstr(msg, "unexpected end")))
-		return kg_fail_at(err, src->bytes_read + (int64_t)src->headlen,
-				  "truncated gzip data");
+		return kg_fail(err, "truncated gzip data: the compressed stream ends early "
+			       "(after %lld bytes of text)", (long long)gztell(src->gz));
 	return kg_fail(err, "corrupt gzip data: %s", msg ? msg : "unknown error");
 }
 
@@ -84,16 +84,33 @@ int kg_source_open(kg_source *src, const char *path, kg_error *err)
 	return 0;
 }
 
+/* Not text: more than 1/8 of the bytes are NULs, control bytes other than
+ * the usual whitespace/escape, or bytes that are not valid UTF-8. A log
+ * with a few NULs or some Latin-1 bytes is still text. */
 static bool looks_binary(const unsigned char *p, size_t n)
 {
 	size_t bad = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
 		unsigned char c = p[i];
-		if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r' &&
-			       c != '\f' && c != '\b' && c != 0x1b && c != '\v'))
+		if (c < 0x80) {
+			if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r' &&
+				       c != '\f' && c != '\b' && c != 0x1b && c != '\v'))
+				bad++;
+			i++;
+			continue;
+		}
+		size_t len = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+		bool ok = len > 0;
+		for (size_t k = 1; ok && k < len; k++)
+			ok = i + k >= n || (p[i + k] & 0xc0) == 0x80; /* a cut sequence at the end is fine */
+		if (!ok) {
 			bad++;
+			i++;
+		} else {
+			i += len;
+		}
 	}
-	return bad * 8 > n; /* more than 1/8 control bytes: not a text log */
+	return bad * 8 > n;
 }
 
 static bool starts_with(const unsigned char *p, size_t n, const char *s)
