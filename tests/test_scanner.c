@@ -1,0 +1,159 @@
+/* Unit tests for the scanner's line-level parts: noise stripping
+ * (logscan.c), traceback frames and phases (traceback.c), and context
+ * markers (context.c). Inputs are lines as real logs print them. */
+#include "context.h"
+#include "logscan.h"
+#include "tap.h"
+#include "traceback.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void strip_case(const char *in, const char *want, long long want_rank)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", in);
+	int64_t rank = KG_NONE;
+	size_t n = kg_strip_noise(buf, strlen(buf), &rank);
+	buf[n] = '\0';
+	TAP_EQ_STR(buf, want, "strip: %s", in);
+	TAP_EQ_I64(rank == KG_NONE ? -1 : rank, want_rank, "rank of: %s", in);
+}
+
+static void frame_case(const char *line, const char *file, long lineno, const char *fn)
+{
+	kg_frame f;
+	int ok = kg_tb_parse_frame(line, strlen(line), &f);
+	TAP_OK(ok == 1, "frame parses: %s", line);
+	if (ok) {
+		TAP_EQ_STR(f.file, file, "frame file");
+		TAP_EQ_I64(f.line, lineno, "frame line");
+		TAP_EQ_STR(f.function, fn, "frame function");
+		kg_frame_free(&f);
+	}
+}
+
+static const char *phase_of(const char *fn, const char *file, const char *code)
+{
+	kg_frame f = {(char *)file, 1, (char *)fn, (char *)code};
+	return kg_tb_phase(&f, 1);
+}
+
+int main(void)
+{
+	kg_error err = {0};
+	TAP_OK(kg_context_init(&err) == 0, "context patterns compile: %s", err.msg);
+
+	/* noise prefixes seen in real logs */
+	strip_case("2026-07-30T03:36:29.7354318Z torch.OutOfMemoryError: CUDA", "torch.OutOfMemoryError: CUDA", -1);
+	strip_case("[rank3]: torch.OutOfMemoryError: x", "torch.OutOfMemoryError: x", 3);
+	strip_case("2024-11-20 14:37:16 [rank3]: torch.OutOfMemoryError: x", "torch.OutOfMemoryError: x", 3);
+	strip_case("[default1]:RuntimeError: x", "RuntimeError: x", 1);
+	strip_case("rank 5: RuntimeError: x", "RuntimeError: x", 5);
+	strip_case("\x1b[31mERROR\x1b[0m: boom", "boom", -1);
+	strip_case("2024-11-20 14:37:16 DEBUG:filelock:Attempting", "Attempting", -1);
+	strip_case("ERROR:__main__:CUDA out of memory", "CUDA out of memory", -1);
+	strip_case("deep-seek-1  | ggml_backend_cuda_buffer_type_alloc_buffer: x", "ggml_backend_cuda_buffer_type_alloc_buffer: x", -1);
+	strip_case("SUBPROCESS: [rank0]: RuntimeError: y", "RuntimeError: y", 0);
+	strip_case("[2022-07-13 21:09:08,702] [INFO] [timer.py:193:stop] 0/50", "[timer.py:193:stop] 0/50", -1);
+	strip_case("2019-06-08 03:44:36.084180: E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate",
+		   "failed to allocate", -1);
+	strip_case("1.06.520.077 E ggml_backend_cuda_buffer_type_alloc_buffer: a", "ggml_backend_cuda_buffer_type_alloc_buffer: a", -1);
+	strip_case("(VllmWorkerProcess pid=440) ERROR 03-25 21:01:39 multiproc_worker_utils.py:240] Exception in worker",
+		   "Exception in worker", -1);
+	strip_case("2025-11-02 14:03:11,482 - kgmed - INFO - Config: x.yaml", "Config: x.yaml", -1);
+	strip_case("    return forward_call(*input, **kwargs)", "    return forward_call(*input, **kwargs)", -1);
+	strip_case("Epoch 3/10: loss 0.1", "Epoch 3/10: loss 0.1", -1);
+	strip_case("RuntimeError: CUDA out of memory.", "RuntimeError: CUDA out of memory.", -1);
+	strip_case("[W 2025-10-28 03:13:19,402] Trial 268 failed", "[W 2025-10-28 03:13:19,402] Trial 268 failed", -1);
+
+	/* traceback frames: CPython, IPython 7/8 */
+	frame_case("  File \"/app/runner/trainer.py\", line 212, in _eval_one_dim", "/app/runner/trainer.py", 212, "_eval_one_dim");
+	frame_case("File \"D:\\fast-reid-master\\.\\fastreid\\layers\\non_local.py\", line 45, in forward",
+		   "D:\\fast-reid-master\\.\\fastreid\\layers\\non_local.py", 45, "forward");
+	frame_case("~/anaconda/envs/python3/lib/python3.5/site-packages/torch/cuda/__init__.py in _lazy_new(cls, *args, **kwargs)",
+		   "~/anaconda/envs/python3/lib/python3.5/site-packages/torch/cuda/__init__.py", 0, "_lazy_new");
+	frame_case("<ipython-input-4-8352503114b9> in <module>()", "<ipython-input-4-8352503114b9>", 0, "<module>");
+	frame_case("File /tmp/ipykernel_11/1981337352.py:109, in train(model)", "/tmp/ipykernel_11/1981337352.py", 109, "train");
+	kg_frame f;
+	TAP_OK(!kg_tb_parse_frame("Loading file in 3 seconds", 25, &f), "prose with ' in ' is not a frame");
+	TAP_OK(!kg_tb_parse_frame("  File system full", 18, &f), "'File' prose is not a frame");
+	const char *code;
+	size_t codelen;
+	TAP_EQ_I64(kg_tb_parse_arrow("----> 269     return super(_CudaBase, cls).__new__(cls)", 55, &code, &codelen), 269, "IPython arrow line");
+
+	/* phases from frames */
+	TAP_EQ_STR(phase_of("_eval_one_dim", "runner/trainer.py", NULL), "eval", "_eval_one_dim is eval");
+	TAP_EQ_STR(phase_of("train_and_evaluate", "main.py", NULL), NULL, "train_and_evaluate is not eval");
+	TAP_EQ_STR(phase_of("train_loop", "meta_template.py", "loss.backward()"), "backward", "loss.backward() is backward");
+	TAP_EQ_STR(phase_of("_engine_run_backward", "torch/autograd/graph.py", NULL), "backward", "_engine_run_backward");
+	TAP_EQ_STR(phase_of("step", "/x/torch/optim/adam.py", NULL), "optimizer", "optimizer step");
+	TAP_EQ_STR(phase_of("save_checkpoint", "trainer.py", NULL), "checkpoint", "save_checkpoint");
+	TAP_EQ_STR(phase_of("main", "x.py", "torch.save(model.state_dict(), p)"), "checkpoint", "torch.save in code");
+	TAP_EQ_STR(phase_of("forward", "model.py", NULL), "forward", "forward");
+	TAP_EQ_STR(phase_of("retrieval_head", "model.py", NULL), NULL, "retrieval is not eval");
+	TAP_EQ_STR(phase_of("test_step", "lightning_module.py", NULL), "eval", "test_step is eval");
+	TAP_EQ_STR(phase_of("from_pretrained", "transformers/modeling_utils.py", NULL), "model-load", "from_pretrained");
+	kg_frame two[2] = {{"trainer.py", 1, "evaluate", NULL}, {"model.py", 2, "forward", NULL}};
+	TAP_EQ_STR(kg_tb_phase(two, 2), "eval", "forward inside evaluate is eval");
+
+	/* step / epoch counters */
+	int64_t step = KG_NONE, epoch = KG_NONE;
+	TAP_OK(kg_ctx_counters("[eval] step 5000 | MRR 0.3882", 28, &step, &epoch), "step found");
+	TAP_EQ_I64(step, 5000, "[eval] step 5000");
+	step = KG_NONE;
+	kg_ctx_counters("global_step=12000 loss=0.3", 26, &step, &epoch);
+	TAP_EQ_I64(step, 12000, "global_step=");
+	kg_ctx_counters("Epoch 3/10", 10, &step, &epoch);
+	TAP_EQ_I64(epoch, 3, "Epoch 3/10");
+	kg_ctx_counters("Epoch [7/50] loss", 17, &step, &epoch);
+	TAP_EQ_I64(epoch, 7, "Epoch [7/50]");
+	epoch = step = KG_NONE;
+	TAP_OK(!kg_ctx_counters("warmup_steps: 1000 max_steps=20000 num_epochs: 3", 48, &step, &epoch),
+	       "config keys are not counters");
+	TAP_OK(!kg_ctx_counters("steps_per_epoch = 100", 21, &step, &epoch), "steps_per_epoch is not a counter");
+
+	/* phase markers in the log */
+	TAP_EQ_STR(kg_ctx_phase_marker("[eval] step 10000 | evaluating", 30), "eval", "[eval] marker");
+	TAP_EQ_STR(kg_ctx_phase_marker("Running validation...", 21), "eval", "validation marker");
+	TAP_EQ_STR(kg_ctx_phase_marker("Saving checkpoint to ckpt/3.pt", 30), "checkpoint", "saving checkpoint");
+	TAP_EQ_STR(kg_ctx_phase_marker("Loading checkpoint shards: 100%", 31), "model-load", "HF shards are model load");
+	TAP_EQ_STR(kg_ctx_phase_marker("[train] step 100 | loss 1.2", 27), "train", "train marker");
+	TAP_EQ_STR(kg_ctx_phase_marker("pin_memory=True num_workers=8", 29), NULL, "no marker");
+
+	/* echoed allocator configuration */
+	char *var = NULL, *val = NULL;
+	const char *l1 = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:128";
+	TAP_OK(kg_ctx_alloc_conf(l1, strlen(l1), &var, &val), "export echo");
+	TAP_EQ_STR(var, "PYTORCH_CUDA_ALLOC_CONF", "variable");
+	TAP_EQ_STR(val, "expandable_segments:True,max_split_size_mb:128", "value");
+	free(var);
+	free(val);
+	const char *l2 = "os.environ[\"PYTORCH_ALLOC_CONF\"] = \"expandable_segments:True\"";
+	TAP_OK(kg_ctx_alloc_conf(l2, strlen(l2), &var, &val), "os.environ echo");
+	TAP_EQ_STR(var, "PYTORCH_ALLOC_CONF", "environ variable");
+	free(var);
+	free(val);
+	const char *l3 = "If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid";
+	TAP_OK(!kg_ctx_alloc_conf(l3, strlen(l3), &var, &val), "the OOM hint is not an echo");
+	const char *l4 = "PYTORCH_CUDA_ALLOC_CONFIG=expandable_segments:True";
+	TAP_OK(kg_ctx_alloc_conf(l4, strlen(l4), &var, &val), "misspelled variable still captured");
+	TAP_EQ_STR(var, "PYTORCH_CUDA_ALLOC_CONFIG", "misspelled name kept");
+	free(var);
+	free(val);
+
+	/* follow-ups and torchelastic root cause */
+	TAP_EQ_STR(kg_ctx_followup("torch.AcceleratorError: CUDA error: device-side assert triggered", 64), "device-side-assert", "assert");
+	TAP_EQ_STR(kg_ctx_followup("Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.", 67), NULL, "DSA help text is not an assert");
+	const char *wd = "[rank1]:[E ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)";
+	TAP_EQ_STR(kg_ctx_followup(wd, strlen(wd)), "nccl-timeout", "NCCL watchdog");
+	const char *el = "torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 123) of binary";
+	TAP_EQ_STR(kg_ctx_followup(el, strlen(el)), "elastic-child-failed", "elastic child failed");
+	int64_t rk = KG_NONE;
+	TAP_EQ_I64(kg_ctx_root_cause("Root Cause (first observed failure):", 36, &rk), 1, "root cause header");
+	TAP_EQ_I64(kg_ctx_root_cause("  rank      : 3 (local_rank: 3)", 31, &rk), 2, "root cause rank line");
+	TAP_EQ_I64(rk, 3, "root cause rank");
+	kg_context_fini();
+	return tap_done();
+}
