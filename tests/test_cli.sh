@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Command-line behaviour: exit statuses (DESIGN §1), garbage in (exit 3 with
+# one line naming the file), stdin and gzip giving the same incidents, long
+# lines, NUL bytes, CRLF and invalid UTF-8. Prints TAP.
+# usage: test_cli.sh EXE SOURCE_ROOT
+set -u
+exe=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && printf '#   %s\n' "$2"; }
+check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+
+log=$root/testdata/logs/real-mr-0010-rank1-linear.log
+
+# --- exit statuses and usage
+"$exe" --help >"$tmp/out" 2>&1; check "--help exits 0" "[ $? = 0 ]"
+check "--help names every subcommand" "grep -q 'snapshot' $tmp/out && grep -q 'explain' $tmp/out && grep -q 'rules list' $tmp/out"
+"$exe" --version >"$tmp/out" 2>&1; check "--version exits 0 and names the version" "[ $? = 0 ] && grep -q '^kgmem-diagnose [0-9]' $tmp/out"
+"$exe" --bogus >"$tmp/out" 2>&1; check "unknown option exits 2" "[ $? = 2 ] && grep -q \"unknown option '--bogus'\" $tmp/out"
+"$exe" --format yaml "$log" >"$tmp/out" 2>&1; check "bad --format exits 2" "[ $? = 2 ]"
+"$exe" --fail-on sometimes "$log" >"$tmp/out" 2>&1; check "bad --fail-on exits 2" "[ $? = 2 ]"
+"$exe" --set novalue "$log" >"$tmp/out" 2>&1; check "--set without = exits 2" "[ $? = 2 ]"
+"$exe" --config >"$tmp/out" 2>&1; check "missing option argument exits 2" "[ $? = 2 ] && grep -q 'needs an argument' $tmp/out"
+"$exe" "$log" >"$tmp/out" 2>&1; check "an OOM with --fail-on never (default) exits 0" "[ $? = 0 ]"
+"$exe" --fail-on error "$log" >"$tmp/out" 2>&1; check "an OOM with --fail-on error exits 1" "[ $? = 1 ]"
+"$exe" --fail-on error "$root/testdata/logs/clean-training.log" >"$tmp/out" 2>&1; check "a clean log with --fail-on error exits 0" "[ $? = 0 ]"
+
+# --- garbage in: exit 3, one line on stderr naming the file
+one_line_3() { # name file
+	"$exe" "$2" >"$tmp/o" 2>"$tmp/e"; local rc=$?
+	if [ $rc = 3 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF -- "$2" "$tmp/e" && [ ! -s "$tmp/o" ]; then
+		ok "$1 → exit 3, one line naming the file"
+	else
+		notok "$1 → exit 3, one line naming the file" "rc=$rc stderr=$(head -c 300 "$tmp/e")"
+	fi
+}
+head -c 4096 /dev/urandom >"$tmp/random.bin"; one_line_3 "binary file" "$tmp/random.bin"
+: >"$tmp/empty.log"; one_line_3 "empty file" "$tmp/empty.log"
+mkdir "$tmp/dir"; one_line_3 "directory" "$tmp/dir"
+one_line_3 "missing file" "$tmp/does-not-exist.log"
+printf 'PK\003\004rest of a zip' >"$tmp/model.pt"; one_line_3 "torch.save zip archive" "$tmp/model.pt"
+head -c 4096 /dev/zero >"$tmp/zeros"; one_line_3 "NUL bytes only" "$tmp/zeros"
+if [ "$(id -u)" != 0 ]; then
+	cp "$log" "$tmp/unreadable.log"; chmod 000 "$tmp/unreadable.log"; one_line_3 "unreadable file" "$tmp/unreadable.log"
+else
+	ok "unreadable file # SKIP running as root"
+fi
+python3 - "$tmp/big.log" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(60000):
+        f.write("step %d loss %.4f lr 0.0003 tokens/s 41234.5 mem 3.21GB\n" % (i, 1.0 / (i + 1)))
+    f.write(open("/dev/stdin").read() if False else "")
+PY
+cat "$log" >>"$tmp/big.log"
+gzip -c "$tmp/big.log" | head -c 20000 >"$tmp/trunc.log.gz"
+"$exe" "$tmp/trunc.log.gz" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "truncated gzip → exit 3 naming the file" "[ $rc = 3 ] && grep -q 'trunc.log.gz: truncated gzip' $tmp/e" "rc=$rc $(cat $tmp/e)"
+
+# --- the same incidents from a file, stdin and gzip
+"$exe" --format json "$log" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["incidents"]))' | sed 's#"path": "[^"]*"#"path": X#g' >"$tmp/a"
+"$exe" --format json - <"$log" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["incidents"]))' | sed 's#"path": "[^"]*"#"path": X#g' >"$tmp/b"
+gzip -c "$log" >"$tmp/crash.log.gz"
+"$exe" --format json "$tmp/crash.log.gz" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["incidents"]))' | sed 's#"path": "[^"]*"#"path": X#g' >"$tmp/c"
+check "stdin gives the same incidents as the file" "cmp -s $tmp/a $tmp/b && [ -s $tmp/a ] && grep -q requested_bytes $tmp/a"
+check "gzip gives the same incidents as the file" "cmp -s $tmp/a $tmp/c"
+cat "$log" | "$exe" --format json >"$tmp/o"; check "no FILE reads stdin" "grep -q '\"path\":.*<stdin>' $tmp/o"
+gzip -c "$tmp/big.log" >"$tmp/big.log.gz"
+"$exe" --format json "$tmp/big.log.gz" | python3 -c 'import json,sys; d=json.load(sys.stdin); i=d["incidents"]; print(len(i), i[0]["location"]["line"], i[0]["rank"], d["inputs"][0]["gzip"])' >"$tmp/o"
+check "gzip log: incident found at its line after 60000 lines" "[ \"\$(cat $tmp/o)\" = '1 60003 1 True' ]" "$(cat $tmp/o)"
+
+# --- awkward text: CRLF, NUL bytes, invalid UTF-8, a line over 1 MiB, ANSI colours
+sed 's/$/\r/' "$log" >"$tmp/crlf.log"
+"$exe" --format json "$tmp/crlf.log" | python3 -c 'import json,sys; d=json.load(sys.stdin); i=d["incidents"][0]; print(i["memory"]["requested_bytes"], i["frames"][-1]["code"])' >"$tmp/o"
+check "CRLF line endings" "grep -q '^20971520 return F.linear(input, self.weight, self.bias)$' $tmp/o" "$(cat $tmp/o)"
+{ printf 'noise \000\000 with NULs and \377\376 bad bytes\n'; cat "$log"; printf '\377\n'; } >"$tmp/nul.log"
+"$exe" --format json "$tmp/nul.log" >"$tmp/o" 2>&1; rc=$?
+check "NUL bytes and invalid UTF-8 are read as text" "[ $rc = 0 ] && python3 -c 'import json,sys; d=json.load(open(\"$tmp/o\")); assert len(d[\"incidents\"])==1'"
+python3 -c 'import sys; sys.stdout.write("x" * (3 << 20) + "\n")' >"$tmp/long.log"; cat "$log" >>"$tmp/long.log"
+"$exe" --format json "$tmp/long.log" >"$tmp/o" 2>&1; rc=$?
+check "a 3 MiB line is cut for matching, with a note, and the OOM after it is found" \
+	"[ $rc = 0 ] && python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert len(d[\"incidents\"])==1 and d[\"incidents\"][0][\"location\"][\"line\"]==4, d; assert \"longer than\" in d[\"notes\"][0]'" "$(head -c 400 $tmp/o)"
+{ printf '\033[1;31m'; cat "$log"; printf '\033[0m\n'; } >"$tmp/ansi.log"
+"$exe" --format json "$tmp/ansi.log" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["incidents"][0]["rank"])' >"$tmp/o"
+check "ANSI colour codes are stripped" "[ \"\$(cat $tmp/o)\" = 1 ]"
+
+# --- colour: never on a pipe, always on request, NO_COLOR wins over auto
+"$exe" "$log" >"$tmp/o"; check "no colour when stdout is not a terminal" "! grep -q $'\033' $tmp/o"
+"$exe" --color always "$log" >"$tmp/o"; check "--color always" "grep -q $'\033' $tmp/o"
+NO_COLOR=1 "$exe" --color auto "$log" >"$tmp/o"; check "NO_COLOR" "! grep -q $'\033' $tmp/o"
+
+echo "1..$n"
+[ $failed = 0 ]
