@@ -472,27 +472,31 @@ struct search {
 	size_t stack[KG_EXPLAIN_MAX_FACTORS];
 };
 
+/* Plausibility: numbers from the config and the dataset count for an
+ * explanation, constants and a dtype other than the run's against it;
+ * the shapes models really build (batch × entities × dim, batch ×
+ * negatives × dim) earn a bonus, and two batch sizes, two dataset sizes,
+ * two embedding widths, or negatives next to all entities, a penalty. */
 static double score_of(const struct search *s, const size_t *f, size_t n, int64_t product)
 {
-	double sc = 0;
+	double sc = -0.5 * (double)n;
 	int seen[KG_KNOWN_DTYPE + 1] = {0};
 	for (size_t i = 0; i < n; i++) {
 		const kg_known *x = &s->k->v[f[i]];
-		/* two batch sizes, two dataset sizes or two embedding widths in
-		 * one tensor is not how models are written */
-		if (seen[x->kind]++ && (x->kind == KG_KNOWN_BATCH || x->kind == KG_KNOWN_DATASET ||
-					x->kind == KG_KNOWN_DIM))
+		if (seen[x->kind]++ && x->kind != KG_KNOWN_OTHER && x->kind != KG_KNOWN_CONSTANT)
 			sc -= 5.0;
 		switch (x->kind) {
 		case KG_KNOWN_CONSTANT: sc -= 1.0; break;
-		/* a width other than the run's own dtype costs more than a
-		 * constant: 2 × … × 4 B beats … × 8 B in an fp32 run */
 		case KG_KNOWN_DTYPE: sc += x->preferred ? 1.0 : -2.0; break;
-		case KG_KNOWN_OTHER: sc += 2.0; break;
-		default: sc += 3.0; break;
+		default: sc += 2.0; break;
 		}
 	}
-	sc -= 0.25 * (double)n;
+	if (seen[KG_KNOWN_BATCH] && seen[KG_KNOWN_DATASET] && seen[KG_KNOWN_DIM])
+		sc += 3.0;
+	else if (seen[KG_KNOWN_BATCH] && seen[KG_KNOWN_COUNT] && seen[KG_KNOWN_DIM])
+		sc += 2.0;
+	if (seen[KG_KNOWN_COUNT] && seen[KG_KNOWN_DATASET])
+		sc -= 2.0;
 	if (s->printed > 0 && product > 0)
 		sc -= fabs(log((double)product / (double)s->printed)) * 10.0;
 	return sc;
