@@ -461,10 +461,10 @@ kg_config *kg_config_parse(const char *name, const char *text, size_t len,
 	}
 	yaml_node_t *root = yaml_document_get_root_node(&d.doc);
 	if (!root || root->type != YAML_MAPPING_NODE) {
+		long line = root ? (long)root->start_mark.line + 1 : 1;
 		ydoc_free(&d);
 		kg_config_free(c);
-		kg_fail_line(err, root ? (long)root->start_mark.line + 1 : 1,
-			     "not a YAML mapping of settings");
+		kg_fail_line(err, line, "not a YAML mapping of settings");
 		return NULL;
 	}
 	c->root_mapping = root->data.mapping.style != YAML_FLOW_MAPPING_STYLE;
