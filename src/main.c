@@ -26,8 +26,10 @@ static void usage(FILE *out)
 	fprintf(out,
 "Usage: kgmem-diagnose [OPTIONS] [FILE...]\n"
 "       kgmem-diagnose snapshot [OPTIONS] FILE...\n"
-"       kgmem-diagnose calc EXPR... [--budget SIZE] [--solve NAME]\n"
-"       kgmem-diagnose explain SIZE [--config FILE]\n"
+"       kgmem-diagnose calc EXPR [DTYPE] [--budget SIZE --solve NAME] (calc --help)\n"
+"       kgmem-diagnose calc full-ranking|negatives|adam|kv-cache|activations|\n"
+"                           attention|logits|alloc [OPTIONS]\n"
+"       kgmem-diagnose explain SIZE [--config FILE] [--known NAME=N] [--tensor]\n"
 "       kgmem-diagnose rules list|show ID|check [DIR]\n"
 "\n"
 "Post-mortem analyzer for GPU out-of-memory crashes. Reads a crashed run's\n"
@@ -165,13 +167,15 @@ static void push(const char ***v, size_t *n, const char *s)
 
 /* Subcommands implemented in their own modules. */
 typedef int (*kg_cmd_fn)(int argc, char **argv);
+int kg_cmd_calc(int argc, char **argv);     /* cmd_calc.c */
+int kg_cmd_explain(int argc, char **argv);  /* cmd_calc.c */
 static const struct {
 	const char *name;
 	kg_cmd_fn fn;
 } commands[] = {
 	{"snapshot", NULL},
-	{"calc", NULL},
-	{"explain", NULL},
+	{"calc", kg_cmd_calc},
+	{"explain", kg_cmd_explain},
 	{"rules", NULL},
 };
 
