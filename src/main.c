@@ -10,6 +10,7 @@
 #include "diagnose.h"
 #include "kg_build.h"
 #include "report.h"
+#include "rules.h"
 #include "util.h"
 
 static const char *progname = "kgmem-diagnose";
@@ -94,7 +95,7 @@ static const struct {
 	{"snapshot", NULL},
 	{"calc", NULL},
 	{"explain", NULL},
-	{"rules", NULL},
+	{"rules", kg_cmd_rules},
 };
 
 int main(int argc, char **argv)
