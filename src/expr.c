@@ -189,9 +189,6 @@ static node *parse_number(parser *p)
 				return x;
 			}
 		}
-		node_free(x);
-		return fail(p, p->i, "unknown unit '%.*s' (bytes, KiB, MiB, GiB, TiB, KB, MB, GB, TB, %%)",
-			    (int)L, p->s + p->i);
 	}
 	p->i = save;
 	return x;
@@ -259,7 +256,8 @@ static node *compile_regex(parser *p, node *x, size_t at)
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(ec, msg, sizeof msg);
 		node_free(x);
-		return fail(p, at, "bad regex at character %zu: %s", (size_t)eo, (char *)msg);
+		/* point into the literal: its opening quote, then the offset */
+		return fail(p, at + 1 + (size_t)eo, "bad regex: %s", (char *)msg);
 	}
 	pcre2_jit_compile(x->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
 	x->md = pcre2_match_data_create_from_pattern(x->re, NULL);
@@ -277,6 +275,8 @@ static node *parse_call(parser *p, size_t start, size_t L)
 		if (!accept(p, ")")) {
 			for (;;) {
 				skip_ws(p);
+				if (x->nkids == 1)
+					argpos = p->i;
 				node *a = parse_or(p);
 				if (!a) {
 					node_free(x);
@@ -327,7 +327,8 @@ static node *parse_primary(parser *p)
 		if (!accept(p, ")")) {
 			node_free(x);
 			skip_ws(p);
-			return fail(p, p->i, "expected ')' to close the '(' at column %zu", start + 1);
+			return fail(p, p->i, "expected ')' to close the '(' opened %zu byte%s earlier",
+				    p->i - start, p->i - start == 1 ? "" : "s");
 		}
 		return x;
 	}

@@ -45,7 +45,8 @@ static PCRE2_SIZE *match(pattern *p, const char *s, size_t n, size_t *start)
 {
 	if (*start > n)
 		return NULL;
-	int rc = pcre2_match(pat(p), (PCRE2_SPTR)s, n, *start, 0, p->md, mctx);
+	pcre2_code *re = pat(p); /* compiles p->md on first use: before reading it */
+	int rc = pcre2_match(re, (PCRE2_SPTR)s, n, *start, 0, p->md, mctx);
 	if (rc < 0)
 		return NULL;
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
