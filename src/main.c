@@ -17,6 +17,7 @@
 #include "kg_build.h"
 #include "report.h"
 #include "report_ci.h"
+#include "rules.h"
 #include "util.h"
 
 static const char *progname = "kgmem-diagnose";
@@ -176,7 +177,7 @@ static const struct {
 	{"snapshot", NULL},
 	{"calc", kg_cmd_calc},
 	{"explain", kg_cmd_explain},
-	{"rules", NULL},
+	{"rules", kg_cmd_rules},
 };
 
 int main(int argc, char **argv)
