@@ -84,6 +84,42 @@ static size_t split(const char *text, line **out)
 	return k;
 }
 
+/* Builds the window of line i: it and the next 11 lines, joined by '\n'. */
+static void window(line *v, size_t nl, size_t i, kg_buf *w)
+{
+	kg_buf_reset(w);
+	for (size_t j = i; j < nl && j < i + KG_OOM_WINDOW_LINES; j++) {
+		if (j > i)
+			kg_buf_putc(w, '\n');
+		kg_buf_append(w, v[j].p, v[j].n);
+	}
+}
+
+/* A message cut at every byte (a log limit, a notebook's truncation) must
+ * parse or not, never read outside the window or give a range outside it.
+ * Each prefix is copied to its own exact-size heap block so that a read
+ * past n is caught by valgrind/ASan. Returns how many prefixes parsed. */
+static int cut_everywhere(const kg_buf *w, size_t first_len)
+{
+	int parsed = 0;
+	bool bounded = true;
+	for (size_t n = 0; n <= w->len; n++) {
+		char *cut = kg_malloc(n ? n : 1);
+		memcpy(cut, w->data, n);
+		kg_oom o;
+		size_t fl = first_len < n ? first_len : n;
+		if (kg_oom_parse(cut, n, fl, &o) == 1) {
+			parsed++;
+			bounded &= o.start < fl && o.end <= n && o.start < o.end;
+			kg_oom_free(&o);
+		}
+		free(cut);
+	}
+	TAP_OK(bounded, "every cut of the window parses inside its bounds (%d of %zu cuts parse)",
+	       parsed, w->len + 1);
+	return parsed;
+}
+
 /* Finds the first incident; returns its line index or -1. */
 static long find(line *v, size_t nl, kg_oom *o)
 {
@@ -91,14 +127,12 @@ static long find(line *v, size_t nl, kg_oom *o)
 		if (!kg_oom_candidate(v[i].p, v[i].n))
 			continue;
 		kg_buf w = {0};
-		for (size_t j = i; j < nl && j < i + KG_OOM_WINDOW_LINES; j++) {
-			if (j > i)
-				kg_buf_putc(&w, '\n');
-			kg_buf_append(&w, v[j].p, v[j].n);
-		}
+		window(v, nl, i, &w);
 		int rc = kg_oom_parse(w.data, w.len, v[i].n, o);
 		TAP_OK(rc == 0 || (o->start < v[i].n && o->end <= w.len && o->start < o->end),
 		       "line %zu: message range inside the window", i + 1);
+		if (rc == 1)
+			cut_everywhere(&w, v[i].n);
 		kg_buf_free(&w);
 		if (rc == 1)
 			return (long)i;
