@@ -231,15 +231,37 @@ static bool has_lit(const char *s, size_t n, const char *lit)
 	return memmem(s, n, lit, strlen(lit)) != NULL;
 }
 
+#define NTRIG (sizeof triggers / sizeof triggers[0])
+
+/* For each byte, the set of triggers that start with it (bit i = triggers[i]);
+ * built once. One pass over the line then looks only at bytes that can
+ * begin a trigger, instead of one memmem pass per trigger. */
+static uint32_t first_byte[256];
+static size_t trig_len[NTRIG];
+
+static void build_first_byte(void)
+{
+	for (size_t i = 0; i < NTRIG; i++) {
+		first_byte[(unsigned char)triggers[i][0]] |= UINT32_C(1) << i;
+		trig_len[i] = strlen(triggers[i]);
+	}
+}
+
 bool kg_oom_candidate(const char *line, size_t n)
 {
-	/* Every trigger is at least 8 bytes long and contains a capital letter,
-	 * '_' or " of ", so a cheap first pass rejects most lines. */
-	if (n < 8)
-		return false;
-	for (size_t i = 0; i < sizeof triggers / sizeof triggers[0]; i++)
-		if (has_lit(line, n, triggers[i]))
-			return true;
+	if (!trig_len[0])
+		build_first_byte();
+	const unsigned char *s = (const unsigned char *)line;
+	for (size_t i = 0; i + 8 <= n; i++) {
+		uint32_t m = first_byte[s[i]];
+		while (m) {
+			int t = __builtin_ctz(m);
+			m &= m - 1;
+			if (trig_len[t] <= n - i && s[i + 1] == (unsigned char)triggers[t][1] &&
+			    memcmp(s + i, triggers[t], trig_len[t]) == 0)
+				return true;
+		}
+	}
 	return false;
 }
 
