@@ -9,6 +9,7 @@
  */
 #include "logscan.h"
 #include "atoms.h"
+#include "logfacts.h"
 #include "context.h"
 #include "oom.h"
 #include "traceback.h"
@@ -32,8 +33,13 @@ typedef struct line_rec {
 	bool truncated;
 } line_rec;
 
+struct reader;
+
 typedef struct scanner {
 	kg_report *rep;
+	kg_log_facts *lf;        /* readings and parallelism hints, or NULL */
+	struct reader *rd;       /* the buffer, for lazy context */
+	size_t cur_off;          /* offset in it of the line being processed */
 	const char *name;
 	size_t first_incident;   /* index of this input's first incident */
 	line_rec ring[RING];
@@ -45,6 +51,8 @@ typedef struct scanner {
 	kg_frame *tb;
 	size_t ntb;
 	bool tb_active, tb_header, tb_expect_code;
+	long tb_post;            /* incident (index+1) whose frames follow its
+	                            message (VS Code's pane), or 0 */
 	long tb_start_line, tb_end_line;
 	int tb_blank;
 	size_t tb_dropped;
@@ -221,6 +229,9 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 		}
 		return 0;
 	}
+	/* "# " of a log pasted into a comment */
+	if (s[0] == '#' && n > 2 && s[1] == ' ')
+		return skip_sp(s, n, 1);
 	/* SUBPROCESS: */
 	if (word_at(s, n, 0, "SUBPROCESS: "))
 		return 12;
@@ -377,6 +388,14 @@ static char *collapse(const char *s, size_t n, size_t max)
 static void tb_reset(scanner *sc, long line, bool header)
 {
 	frames_clear(&sc->tb, &sc->ntb);
+	sc->tb_post = 0;
+	if (!header && sc->rep->nincidents > sc->first_incident) {
+		kg_incident *last = &sc->rep->incidents[sc->rep->nincidents - 1];
+		/* frames right under the message, innermost first: VS Code's
+		 * "Exception has occurred" pane */
+		if (last->nframes == 0 && line - last->line <= 3 && line > last->line)
+			sc->tb_post = (long)(sc->rep->nincidents);
+	}
 	sc->tb_active = true;
 	sc->tb_header = header;
 	sc->tb_start_line = line;
@@ -410,6 +429,32 @@ static bool caret_line(const char *s, size_t n)
 			return false;
 	}
 	return any;
+}
+
+/* Ends a traceback; frames that followed a message go to its incident,
+ * reversed to outermost first. */
+static void tb_end(scanner *sc, long line)
+{
+	sc->tb_active = false;
+	sc->tb_end_line = line;
+	if (!sc->tb_post || !sc->ntb)
+		return;
+	kg_incident *inc = &sc->rep->incidents[sc->tb_post - 1];
+	sc->tb_post = 0;
+	for (size_t i = 0; i < sc->ntb / 2; i++) {
+		kg_frame t = sc->tb[i];
+		sc->tb[i] = sc->tb[sc->ntb - 1 - i];
+		sc->tb[sc->ntb - 1 - i] = t;
+	}
+	inc->frames = sc->tb;
+	inc->nframes = sc->ntb;
+	sc->tb = NULL;
+	sc->ntb = 0;
+	const char *ph = kg_tb_phase(inc->frames, inc->nframes);
+	if (ph) {
+		inc->phase = ph;
+		inc->phase_source = "frames";
+	}
 }
 
 /* Feeds one stripped line to the traceback state machine. Returns true
@@ -446,10 +491,8 @@ static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
 		return true;
 	}
 	if (is_blank(s, n)) {
-		if (++sc->tb_blank > 2) {
-			sc->tb_active = false;
-			sc->tb_end_line = line;
-		}
+		if (++sc->tb_blank > 2)
+			tb_end(sc, line);
 		return true;
 	}
 	sc->tb_blank = 0;
@@ -475,8 +518,7 @@ static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
 		return true;
 	}
 	/* anything else ends the traceback: this is the exception line */
-	sc->tb_active = false;
-	sc->tb_end_line = line;
+	tb_end(sc, line);
 	return false;
 }
 
@@ -617,8 +659,11 @@ static void add_followup(kg_incident *inc, const char *kind, long line, const ch
 	inc->followups[inc->nfollowups++] = (kg_followup){kind, line, collapse(text, n, 300)};
 }
 
+static void resolve_context(scanner *sc, bool phase);
+
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
+	resolve_context(sc, true);
 	kg_incident inc;
 	kg_incident_init(&inc);
 	inc.kind = o->kind ? o->kind : "oom";
@@ -774,6 +819,18 @@ static void process(scanner *sc, size_t idx, kg_buf *win)
 			sc->conf_value = val;
 			sc->conf_line = L->lineno;
 		}
+		if (sc->lf) {
+			kg_reading rdg[8];
+			size_t k = kg_parse_readings(s, n, rdg, 8);
+			if (k)
+				resolve_context(sc, false);
+			for (size_t i = 0; i < k; i++)
+				kg_log_facts_add_reading(sc->lf, &rdg[i], sc->step, sc->epoch, L->lineno);
+			int64_t jobs;
+			const char *kind;
+			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
+				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
+		}
 		int64_t rk;
 		int rc = kg_ctx_root_cause(s, n, &rk);
 		if (rc == 1) {
@@ -802,6 +859,13 @@ enum {
 
 static kg_atoms atoms;
 static bool atoms_ready;
+static void atoms_init(void);
+
+const kg_atoms *kg_scan_atoms(void)
+{
+	atoms_init();
+	return &atoms;
+}
 
 /* The atoms: every trigger literal of the grammars (oom.h), every context
  * parser's literal, and the counter words. A line with none of them is
@@ -816,6 +880,8 @@ static void atoms_init(void)
 		{"Failed to allocate", A_OOM}, {"cublas", A_OOM}, {"CUBLAS", A_OOM},
 		{"Attempting to allocate", A_OOM}, {"buffer of size", A_OOM},
 		{"Allocation on device", A_OOM}, {"allocating tensor", A_OOM},
+		{"failed to allocate", A_OOM}, {"DefaultCPUAllocator", A_OOM},
+		{"cudaMalloc failed", A_OOM}, {"ncclUnhandledCudaError", A_OOM},
 		{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
 		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
 		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
@@ -823,6 +889,11 @@ static void atoms_init(void)
 		{"step", A_COUNTER}, {"Step", A_COUNTER}, {"STEP", A_COUNTER},
 		{"epoch", A_COUNTER}, {"Epoch", A_COUNTER}, {"EPOCH", A_COUNTER},
 		{"iter", A_COUNTER}, {"Iter", A_COUNTER},
+		/* memory readings and parallelism hints (logfacts.h) */
+		{"Mem", A_CTX}, {"Max_MA", A_CTX}, {"allocated", A_CTX}, {"reserved", A_CTX},
+		{"gpu_mem", A_CTX}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
+		{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
+		{"num_parallel", A_CTX},
 	};
 	memset(&atoms, 0, sizeof atoms);
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -966,9 +1037,15 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, kg_buf *
 			sc->first_truncated = lineno;
 		sc->truncated_lines++;
 	}
-	resolve_counters(sc, rd);
-	resolve_phase(sc, rd, off);
+	sc->cur_off = off;
 	process(sc, 0, win);
+}
+
+static void resolve_context(scanner *sc, bool phase)
+{
+	resolve_counters(sc, sc->rd);
+	if (phase)
+		resolve_phase(sc, sc->rd, sc->cur_off);
 }
 
 /* Makes room: keeps HISTORY bytes before the frontier, copies remembered
@@ -1062,7 +1139,7 @@ static void scanner_free(scanner *sc)
 		free(sc->pending[i].text);
 }
 
-int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
+int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 {
 	kg_error e = {0};
 	if (kg_oom_init(&e) < 0 || kg_context_init(&e) < 0)
@@ -1071,6 +1148,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 	scanner sc;
 	memset(&sc, 0, sizeof sc);
 	sc.rep = rep;
+	sc.lf = lf;
 	sc.name = src->name;
 	sc.first_incident = rep->nincidents;
 	sc.step = sc.epoch = KG_NONE;
@@ -1080,6 +1158,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 	rd.cap = BUF_CHUNK + HISTORY + KG_MAX_LINE + 64;
 	rd.buf = kg_malloc(rd.cap);
 	rd.pos_line = 1;
+	sc.rd = &rd;
 	kg_buf win = {0};
 	int rc = 0;
 	while (!rd.eof) {
@@ -1104,17 +1183,21 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 		}
 		rd.len += got;
 		size_t limit = safe_limit(&rd);
-		/* a single line longer than the buffer can hold: cut it */
-		if (limit <= rd.pos && rd.len - rd.pos >= BUF_CHUNK + KG_MAX_LINE / 2) {
-			const char *nl = memchr(rd.buf + rd.pos, '\n', rd.len - rd.pos);
-			if (!nl) {
+		bool full = rd.cap - rd.len - 1 < (64u << 10);
+		if (limit <= rd.pos && !rd.eof && full) {
+			/* the buffer is full and no line has a complete parse window
+			 * after it: process the complete lines there are (their
+			 * windows are shorter), or cut a line that fills the buffer */
+			const char *last = memrchr(rd.buf + rd.pos, '\n', rd.len - rd.pos);
+			if (last) {
+				limit = (size_t)(last - rd.buf) + 1;
+			} else {
 				/* keep the first KG_MAX_LINE bytes of this line, drop the rest */
 				if (!sc.truncated_lines)
 					sc.first_truncated = rd.pos_line;
 				sc.truncated_lines++;
 				rd.buf[rd.pos + KG_MAX_LINE] = '\n';
 				rd.len = rd.pos + KG_MAX_LINE + 1;
-				/* skip input up to the end of this line */
 				char tmp[65536];
 				for (;;) {
 					ssize_t r = kg_source_read(src, tmp, sizeof tmp, err);
@@ -1138,6 +1221,8 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 		advance(&sc, &rd, limit, &win);
 	}
 	advance(&sc, &rd, rd.len, &win);
+	if (sc.tb_active)
+		tb_end(&sc, rd.pos_line);
 	if (sc.truncated_lines)
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,

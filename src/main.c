@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(opt.format, "markdown")) {
 		kg_report_markdown(&rep, stdout);
 	} else {
-		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet};
+		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .diff = opt.diff || opt.apply};
 		kg_report_text(&rep, stdout, &st);
 	}
 	fflush(stdout);

@@ -5,6 +5,8 @@
 #include "report.h"
 #include "util.h"
 
+#include <cjson/cJSON.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -268,6 +270,17 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 		incident_text(&o, &r->incidents[i], quiet);
 	size_t nsnap = 0;
 	(void)nsnap;
+	if (style && style->diff) {
+		int np = cJSON_GetArraySize(r->patches);
+		for (int i = 0; i < np; i++) {
+			const cJSON *p = cJSON_GetArrayItem(r->patches, i);
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "diff");
+			if (cJSON_IsString(d))
+				fputs(d->valuestring, f);
+		}
+		if (np == 0)
+			fprintf(f, "%sno config change to suggest%s\n", col(&o, C_DIM), col(&o, C_RESET));
+	}
 	if (quiet)
 		return;
 	if (r->nincidents == 0) {
