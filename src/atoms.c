@@ -6,20 +6,24 @@
 #include <immintrin.h>
 #endif
 
-/* Rough rank of how common a byte is in logs (lower = rarer). Letters by
- * English frequency; digits, spaces and punctuation are frequent in logs. */
+/* Rough rank of how common a byte is in training logs (lower = rarer):
+ * letters by English frequency; the capitals that logs print all the time
+ * (timestamps' T, INFO, WARNING, Epoch, MiB, GB, …) count as common as
+ * their lower case, other capitals a little rarer; digits, blanks and the
+ * punctuation of numbers, paths, key=value pairs and code are frequent;
+ * other punctuation is rare. */
 static int commonness(unsigned char c)
 {
 	static const char by_freq[] = "etaoinshrdlcumwfgypbvkjxqz";
 	if (c >= 'a' && c <= 'z')
 		return 100 + 26 - (int)(strchr(by_freq, c) - by_freq);
-	if (c >= 'A' && c <= 'Z') /* capitals are rarer than any lower-case */
-		return 50 + 26 - (int)(strchr(by_freq, c - 'A' + 'a') - by_freq);
-	if (c >= '0' && c <= '9')
-		return 200;
-	if (c == ' ' || c == '.' || c == ':' || c == '/' || c == '|' || c == ',' || c == '-')
+	if (c >= 'A' && c <= 'Z') {
+		int lower = 100 + 26 - (int)(strchr(by_freq, c - 'A' + 'a') - by_freq);
+		return strchr("TIEWSMBGKPDNRC", c) ? lower : lower - 10;
+	}
+	if ((c >= '0' && c <= '9') || strchr(" .:/|,-=_()[]\"'\t", c))
 		return 250;
-	return 40; /* other punctuation: _ " < ( … */
+	return 40; /* < > ~ ` { } # @ $ % ^ & * ! ? ; + \ and non-ASCII */
 }
 
 int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
@@ -68,7 +72,11 @@ static uint32_t verify(const kg_atoms *a, const char *buf, size_t n, size_t i)
 		const __typeof__(a->atom[0]) *t = &a->atom[k - 1];
 		if (i < t->anchor || i - t->anchor + t->len > n)
 			continue;
-		if (memcmp(buf + i - t->anchor, t->lit, t->len) == 0)
+		const char *p = buf + i - t->anchor;
+		/* first and last bytes before the full compare */
+		if (p[0] != t->lit[0] || p[t->len - 1] != t->lit[t->len - 1])
+			continue;
+		if (memcmp(p, t->lit, t->len) == 0)
 			cls |= t->cls;
 	}
 	return cls;
