@@ -10,6 +10,7 @@
 #include "diagnose.h"
 #include "kg_build.h"
 #include "report.h"
+#include "snapshot.h"
 #include "util.h"
 
 static const char *progname = "kgmem-diagnose";
@@ -91,7 +92,7 @@ static const struct {
 	const char *name;
 	kg_cmd_fn fn;
 } commands[] = {
-	{"snapshot", NULL},
+	{"snapshot", kg_cmd_snapshot},
 	{"calc", NULL},
 	{"explain", NULL},
 	{"rules", NULL},
