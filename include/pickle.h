@@ -36,7 +36,7 @@ struct cJSON;
 #define KG_PICKLE_MAX_STACK (1u << 22)   /* items on the unpickling stack */
 #define KG_PICKLE_MAX_STR (64u << 20)    /* bytes in one str/bytes value */
 #define KG_PICKLE_MAX_LONG 4096u         /* bytes in one LONG4 integer */
-#define KG_PICKLE_MAX_NODES 50000000u    /* JSON values after expanding sharing */
+#define KG_PICKLE_MAX_NODES 8000000u     /* JSON values after expanding sharing */
 
 /* One allocator trace entry (formats.md §4.2, "Trace entry keys"). Integer
  * fields are KG_NONE when the entry lacks them. action points into storage
@@ -53,7 +53,8 @@ typedef struct kg_trace_entry {
 
 typedef struct kg_trace_sink {
 	void *ctx;
-	/* Called for each entry of device_traces[device], in file order. */
+	/* Called for each entry of device_traces[device], in file order; NULL:
+	 * traces are built into the tree like everything else. */
 	void (*entry)(void *ctx, int device, const kg_trace_entry *e);
 	/* In the returned tree, every "frames" list keeps only the frame dicts
 	 * whose "filename" ends in ".py" (C++ frames dropped): all that the
@@ -65,8 +66,8 @@ typedef struct kg_trace_sink {
  * (tuples become arrays, bytes become strings with non-UTF-8 bytes replaced,
  * ints beyond 2^53 lose precision as cJSON numbers do, dict keys that are
  * ints become decimal strings), or NULL with err (offset = byte offset of the
- * offending opcode in the decompressed stream). sink may be NULL: then
- * everything, traces included, is built. Trailing bytes after STOP are
+ * offending opcode in the decompressed stream). sink may be NULL (or have
+ * no entry callback): then everything, traces included, is built. Trailing bytes after STOP are
  * ignored, as pickle.load does. */
 struct cJSON *kg_pickle_load(kg_source *src, const kg_trace_sink *sink, kg_error *err);
 

@@ -318,7 +318,7 @@ static bool listlike(const pval *v)
  * traces; a wrong guess is caught when the value is stored (store_check). */
 static enum role ctx_role(dec *d, bool is_dict)
 {
-	if (!d->sink)
+	if (!d->sink || !d->sink->entry)
 		return R_KEEP;
 	size_t sp = d->sp, fl = floor_(d);
 	if (sp == 0)
