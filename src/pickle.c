@@ -71,6 +71,7 @@ typedef struct dec {
 	pval *stack;
 	size_t sp, scap;
 	size_t marks[KG_PICKLE_MAX_DEPTH];
+	bool mdrop[KG_PICKLE_MAX_DEPTH]; /* the mark opens the items of a skipped container */
 	size_t nmarks;
 	pval *memo;
 	size_t nmemo, memocap;
@@ -228,16 +229,25 @@ static size_t floor_(const dec *d)
 	return d->nmarks ? d->marks[d->nmarks - 1] : 0;
 }
 
-static int push(dec *d, pval v)
+static int grow_stack(dec *d, pval v);
+
+static inline int push(dec *d, pval v)
 {
-	if (d->sp == d->scap) {
-		if (d->scap >= KG_PICKLE_MAX_STACK) {
-			pv_release(d, &v);
-			return fail(d, "pickle stack deeper than %u items", KG_PICKLE_MAX_STACK);
-		}
-		d->scap = d->scap ? d->scap * 2 : 256;
-		d->stack = kg_realloc(d->stack, d->scap * sizeof *d->stack);
+	if (__builtin_expect(d->sp < d->scap, 1)) {
+		d->stack[d->sp++] = v;
+		return 0;
 	}
+	return grow_stack(d, v);
+}
+
+static int grow_stack(dec *d, pval v)
+{
+	if (d->scap >= KG_PICKLE_MAX_STACK) {
+		pv_release(d, &v);
+		return fail(d, "pickle stack deeper than %u items", KG_PICKLE_MAX_STACK);
+	}
+	d->scap = d->scap ? d->scap * 2 : 256;
+	d->stack = kg_realloc(d->stack, d->scap * sizeof *d->stack);
 	d->stack[d->sp++] = v;
 	return 0;
 }
@@ -565,6 +575,12 @@ static int memo_put(dec *d, uint64_t idx)
 
 static int memo_get(dec *d, uint64_t idx)
 {
+	if (d->nmarks && d->mdrop[d->nmarks - 1] && idx < d->nmemo) {
+		/* an item of a skipped container (a frame of a trace entry): it
+		 * will be discarded, so do not touch the object itself */
+		pval v = {.t = PV_DROP};
+		return push(d, v);
+	}
 	if (idx >= d->nmemo || d->memo[idx].t == PV_UNSET)
 		return fail(d, "corrupt pickle: memo index %" PRIu64 " out of range (memo holds %zu)", idx, d->nmemo);
 	pval v = d->memo[idx];
@@ -573,6 +589,34 @@ static int memo_get(dec *d, uint64_t idx)
 	if (is_node(&v))
 		v.u.p->refs++;
 	return push(d, v);
+}
+
+/* Inside a skipped container (a trace entry's frame list), runs of
+ * BINGET/LONG_BINGET are the bulk of a snapshot: consume the buffered run
+ * here without going back through the opcode dispatch. */
+static int drop_gets(dec *d)
+{
+	if (!d->nmarks || !d->mdrop[d->nmarks - 1])
+		return 0;
+	const unsigned char *b = d->buf;
+	size_t pos = d->pos, len = d->len;
+	while (pos + 5 <= len && d->sp < d->scap) {
+		uint64_t idx;
+		if (b[pos] == 'h')
+			idx = b[pos + 1];
+		else if (b[pos] == 'j')
+			idx = le32(b + pos + 1);
+		else
+			break;
+		if (idx >= d->nmemo)
+			break; /* let the normal path report it */
+		d->stack[d->sp].t = PV_DROP;
+		d->stack[d->sp].u.i = 0;
+		d->sp++;
+		pos += b[pos] == 'h' ? 2 : 5;
+	}
+	d->pos = pos;
+	return 0;
 }
 
 /* ---- scalars ----------------------------------------------------------- */
@@ -687,6 +731,7 @@ static int step(dec *d, pval *result, bool *done)
 	case '(':
 		if (d->nmarks >= KG_PICKLE_MAX_DEPTH)
 			return fail(d, "pickle nesting deeper than %d", KG_PICKLE_MAX_DEPTH);
+		d->mdrop[d->nmarks] = d->sp > 0 && d->stack[d->sp - 1].t == PV_DROP;
 		d->marks[d->nmarks++] = d->sp;
 		return 0;
 	case '0': /* POP */
@@ -768,6 +813,12 @@ static int step(dec *d, pval *result, bool *done)
 		int rc = 0;
 		size_t top = d->sp;
 		d->sp = from;
+		if (d->stack[from - 1].t == PV_DROP) {
+			for (size_t i = from; i < top; i++)
+				if (d->stack[i].t != PV_DROP)
+					pv_release(d, &d->stack[i]);
+			return 0;
+		}
 		for (size_t i = from; i < top; i++) {
 			if (rc == 0)
 				rc = append(d, &d->stack[from - 1], d->stack[i]);
@@ -848,11 +899,15 @@ static int step(dec *d, pval *result, bool *done)
 		return memo_put(d, le32(d->buf + d->pos - 4));
 	case 'h':
 		NEED(1);
-		return memo_get(d, d->buf[d->pos++]);
+		if (memo_get(d, d->buf[d->pos++]) < 0)
+			return -1;
+		return drop_gets(d);
 	case 'j':
 		NEED(4);
 		d->pos += 4;
-		return memo_get(d, le32(d->buf + d->pos - 4));
+		if (memo_get(d, le32(d->buf + d->pos - 4)) < 0)
+			return -1;
+		return drop_gets(d);
 	default:
 		return refuse(d);
 	}
