@@ -14,12 +14,10 @@
 /* ---- values ------------------------------------------------------------ */
 
 enum pv_type {
-	PV_UNSET,     /* memo slot never written */
 	PV_NONE, PV_BOOL, PV_INT, PV_BIG, PV_FLOAT,
 	PV_STR, PV_BYTES, PV_LIST, PV_TUPLE, PV_DICT,   /* heap nodes */
 	PV_TENTRY,    /* a device trace entry being filled (streamed) */
 	PV_DROP,      /* a container inside a streamed trace entry: skipped */
-	PV_CONSUMED,  /* memo slot of a streamed trace entry */
 };
 
 /* Roles of containers when streaming traces (see ctx_role). */
@@ -73,8 +71,10 @@ typedef struct dec {
 	size_t marks[KG_PICKLE_MAX_DEPTH];
 	bool mdrop[KG_PICKLE_MAX_DEPTH]; /* the mark opens the items of a skipped container */
 	size_t nmarks;
-	pval *memo;
+	uint32_t *memo;      /* memo index → MEMO_* or MEMO_KEPT + index into kept */
 	size_t nmemo, memocap;
+	pval *kept;          /* memoized values that are not skipped */
+	size_t nkept, keptcap;
 	uint32_t ntlists;
 	tentry *free_te;
 	size_t budget;       /* cJSON values left when converting */
@@ -544,6 +544,11 @@ static int make_tuple(dec *d, size_t from)
 
 /* ---- memo -------------------------------------------------------------- */
 
+/* Memo slots are 4 bytes: most memoized objects of a large snapshot are
+ * trace entries and their frame lists, which are streamed or skipped and
+ * need no value, only a marker. */
+enum { MEMO_UNSET, MEMO_DROP, MEMO_CONSUMED, MEMO_KEPT };
+
 static int memo_put(dec *d, uint64_t idx)
 {
 	if (d->sp <= floor_(d))
@@ -558,15 +563,23 @@ static int memo_put(dec *d, uint64_t idx)
 		memset(d->memo + d->memocap, 0, (nc - d->memocap) * sizeof *d->memo);
 		d->memocap = nc;
 	}
-	pval *slot = &d->memo[idx];
-	pv_release(d, slot);
+	uint32_t *slot = &d->memo[idx];
+	if (*slot >= MEMO_KEPT)
+		pv_release(d, &d->kept[*slot - MEMO_KEPT]);
 	pval *top = &d->stack[d->sp - 1];
 	if (top->t == PV_TENTRY) {
-		slot->t = PV_CONSUMED;
+		*slot = MEMO_CONSUMED;
+	} else if (top->t == PV_DROP) {
+		*slot = MEMO_DROP;
 	} else {
-		*slot = *top;
-		if (is_node(slot))
-			slot->u.p->refs++;
+		if (d->nkept == d->keptcap) {
+			d->keptcap = d->keptcap ? d->keptcap * 2 : 1024;
+			d->kept = kg_realloc(d->kept, d->keptcap * sizeof *d->kept);
+		}
+		d->kept[d->nkept] = *top;
+		if (is_node(top))
+			top->u.p->refs++;
+		*slot = (uint32_t)(MEMO_KEPT + d->nkept++);
 	}
 	if (idx >= d->nmemo)
 		d->nmemo = idx + 1;
@@ -581,13 +594,17 @@ static int memo_get(dec *d, uint64_t idx)
 		pval v = {.t = PV_DROP};
 		return push(d, v);
 	}
-	if (idx >= d->nmemo || d->memo[idx].t == PV_UNSET)
+	uint32_t slot = idx < d->nmemo ? d->memo[idx] : MEMO_UNSET;
+	if (slot == MEMO_UNSET)
 		return fail(d, "corrupt pickle: memo index %" PRIu64 " out of range (memo holds %zu)", idx, d->nmemo);
-	pval v = d->memo[idx];
-	if (v.t == PV_CONSUMED)
+	if (slot == MEMO_CONSUMED)
 		return fail(d, layout_msg, "a trace entry is referenced twice");
-	if (is_node(&v))
-		v.u.p->refs++;
+	pval v = {.t = PV_DROP};
+	if (slot >= MEMO_KEPT) {
+		v = d->kept[slot - MEMO_KEPT];
+		if (is_node(&v))
+			v.u.p->refs++;
+	}
 	return push(d, v);
 }
 
@@ -1056,8 +1073,9 @@ cJSON *kg_pickle_load(kg_source *src, const kg_trace_sink *sink, kg_error *err)
 	}
 	while (d->sp)
 		pv_release(d, &d->stack[--d->sp]);
-	for (size_t i = 0; i < d->nmemo; i++)
-		pv_release(d, &d->memo[i]);
+	for (size_t i = 0; i < d->nkept; i++)
+		pv_release(d, &d->kept[i]);
+	free(d->kept);
 	while (d->free_te) {
 		tentry *e = d->free_te;
 		d->free_te = e->next;
