@@ -78,6 +78,9 @@ typedef struct dec {
 	uint32_t ntlists;
 	tentry *free_te;
 	size_t budget;       /* cJSON values left when converting */
+	int jdepth;          /* conversion nesting */
+	pnode **dead;        /* node_unref work list */
+	size_t ndead, deadcap;
 } dec;
 
 #define BUFCAP (1u << 20)
@@ -139,21 +142,44 @@ static pnode *node_new(uint8_t type, size_t strlen_)
 
 static void pv_release(dec *d, pval *v);
 
+static bool is_node(const pval *v)
+{
+	return v->t >= PV_STR && v->t <= PV_DICT;
+}
+
+static void dead_push(dec *d, pnode *p)
+{
+	if (d->ndead == d->deadcap) {
+		d->deadcap = d->deadcap ? d->deadcap * 2 : 64;
+		d->dead = kg_realloc(d->dead, d->deadcap * sizeof *d->dead);
+	}
+	d->dead[d->ndead++] = p;
+}
+
+/* Drops a reference; frees what becomes unreachable with a work list, not
+ * recursion (a crafted pickle can nest deeper than any stack). Cycles (a
+ * list appended to itself through the memo) are never freed: the leak is
+ * bounded by the input size. */
 static void node_unref(dec *d, pnode *p)
 {
 	if (--p->refs)
 		return;
-	if (p->type != PV_STR && p->type != PV_BYTES) {
-		for (size_t i = 0; i < p->n && p->items; i++)
-			pv_release(d, &p->items[i]);
-		free(p->items);
+	size_t base = d->ndead;
+	dead_push(d, p);
+	while (d->ndead > base) {
+		pnode *q = d->dead[--d->ndead];
+		if (q->type != PV_STR && q->type != PV_BYTES) {
+			for (size_t i = 0; i < q->n && q->items; i++) {
+				pval *it = &q->items[i];
+				if (is_node(it) && --it->u.p->refs == 0)
+					dead_push(d, it->u.p);
+				else if (!is_node(it))
+					pv_release(d, it);
+			}
+			free(q->items);
+		}
+		free(q);
 	}
-	free(p);
-}
-
-static bool is_node(const pval *v)
-{
-	return v->t >= PV_STR && v->t <= PV_DICT;
 }
 
 static void te_free(dec *d, tentry *e)
@@ -977,7 +1003,24 @@ static cJSON *list_json(dec *d, const pval *v, bool only_py)
 	return a;
 }
 
+static cJSON *to_json_inner(dec *d, const pval *v);
+
+/* Nesting is checked again here: containers can be mutated after being
+ * stored (through the memo), even into cycles. */
 static cJSON *to_json(dec *d, const pval *v)
+{
+	if (d->jdepth >= KG_PICKLE_MAX_DEPTH) {
+		kg_fail_at(d->err, d->op_off, "pickle nesting deeper than %d (or a recursive structure)",
+			   KG_PICKLE_MAX_DEPTH);
+		return NULL;
+	}
+	d->jdepth++;
+	cJSON *c = to_json_inner(d, v);
+	d->jdepth--;
+	return c;
+}
+
+static cJSON *to_json_inner(dec *d, const pval *v)
 {
 	if (d->budget == 0) {
 		kg_fail_at(d->err, d->op_off, "pickle expands to more than %u values (shared references)",
@@ -1082,6 +1125,7 @@ cJSON *kg_pickle_load(kg_source *src, const kg_trace_sink *sink, kg_error *err)
 		free(e);
 	}
 	free(d->memo);
+	free(d->dead);
 	free(d->stack);
 	free(d->buf);
 	free(d);
