@@ -27,7 +27,7 @@ static const char *fmt(int64_t b, char *buf, size_t n)
 static void row(FILE *out, const char *label, int64_t b)
 {
 	char s[64];
-	fprintf(out, "  %-26s %16s  (%lld bytes)\n", label, fmt(b, s, sizeof s), (long long)b);
+	fprintf(out, "  %-34s %12s  (%lld bytes)\n", label, fmt(b, s, sizeof s), (long long)b);
 }
 
 static void device_text(const cJSON *d, FILE *out)
@@ -140,9 +140,11 @@ void kg_snapshot_text(const cJSON *snap, FILE *out)
 		if ((v = cJSON_GetObjectItemCaseSensitive(st, main_keys[i])))
 			row(out, main_keys[i], (int64_t)v->valuedouble);
 	if ((v = cJSON_GetObjectItemCaseSensitive(st, "num_ooms")))
-		fprintf(out, "  %-26s %16lld\n", "num_ooms", (long long)v->valuedouble);
+		fprintf(out, "  %-34s %12lld\n", "num_ooms", (long long)v->valuedouble);
 	if ((v = cJSON_GetObjectItemCaseSensitive(st, "num_alloc_retries")))
-		fprintf(out, "  %-26s %16lld\n", "num_alloc_retries", (long long)v->valuedouble);
+		fprintf(out, "  %-34s %12lld\n", "num_alloc_retries", (long long)v->valuedouble);
+	if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "memory_summary"))
+		fprintf(out, "  (memory_summary cells are truncated: each size is a lower bound, up to one unit more)\n");
 }
 
 static void usage(FILE *out)
