@@ -18,6 +18,7 @@
 #include "report.h"
 #include "report_ci.h"
 #include "rules.h"
+#include "snapshot.h"
 #include "util.h"
 
 static const char *progname = "kgmem-diagnose";
@@ -174,7 +175,7 @@ static const struct {
 	const char *name;
 	kg_cmd_fn fn;
 } commands[] = {
-	{"snapshot", NULL},
+	{"snapshot", kg_cmd_snapshot},
 	{"calc", kg_cmd_calc},
 	{"explain", kg_cmd_explain},
 	{"rules", kg_cmd_rules},
