@@ -16,6 +16,7 @@
 #include "logscan.h"
 #include "patch.h"
 #include "rules.h"
+#include "snapshot.h"
 #include "source.h"
 #include "util.h"
 
@@ -108,14 +109,22 @@ static int one_input(run *R, const char *path, kg_error *err)
 				"torch.cuda.memory._dump_snapshot() instead");
 		break;
 	case KG_KIND_PICKLE:
-		rc = kg_fail_at(err, 0, "an allocator snapshot (pickle); snapshot input is not supported by this build yet");
-		break;
 	case KG_KIND_JSON:
-		rc = kg_fail_at(err, 0, "a JSON document; snapshot and memory_stats input is not supported by this build yet");
+	case KG_KIND_SUMMARY: {
+		struct cJSON *snap = kg_snapshot_load(&src, kind, err);
+		if (!snap) {
+			rc = -1;
+			break;
+		}
+		kg_input *in = add_input(rep, &src, kind);
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(snap, "kind");
+		if (cJSON_IsString(k))
+			in->kind = !strcmp(k->valuestring, "snapshot") ? "snapshot"
+				 : !strcmp(k->valuestring, "memory_stats") ? "memory_stats"
+				 : "memory_summary";
+		cJSON_AddItemToArray(rep->snapshots, snap);
 		break;
-	case KG_KIND_SUMMARY:
-		rc = kg_fail_line(err, 1, "a memory_summary() table; tables are not supported by this build yet");
-		break;
+	}
 	}
 	kg_source_close(&src);
 	return rc;
@@ -214,6 +223,10 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
 			for (size_t c = 0; c < R->nconfigs; c++)
 				kg_config_facts(R->configs[c], &f);
+			/* snapshots and memory_stats/summary tables of the same case */
+			const cJSON *snap;
+			cJSON_ArrayForEach(snap, R->rep->snapshots)
+				kg_snapshot_facts(snap, &f);
 			for (size_t s = 0; s < opt->nsets; s++) {
 				if (kg_facts_set_arg(&f, opt->sets[s], err) < 0) {
 					*usage = true;

@@ -10,6 +10,9 @@
 #include "logscan.h"
 #include "atoms.h"
 #include "logfacts.h"
+#include "summary.h"
+
+#include <cjson/cJSON.h>
 #include "context.h"
 #include "oom.h"
 #include "traceback.h"
@@ -42,6 +45,10 @@ typedef struct scanner {
 	size_t cur_off;          /* offset in it of the line being processed */
 	size_t cur_end;          /* offset just after that line */
 	size_t readings_seen;    /* reading lines parsed */
+	bool summary_active;     /* collecting a memory_summary() table */
+	kg_buf summary;
+	long summary_line;
+	int summary_rules;       /* "|====" rules seen in it */
 	size_t last_reading_off; /* input offset of the last one */
 	const char *name;
 	size_t first_incident;   /* index of this input's first incident */
@@ -275,7 +282,8 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 			    (word_at(s, n, t + lw, " - ") || word_at(s, n, t + lw, " | ")))
 				return t + lw + 3;
 		}
-		return 2;
+		/* "- " after a timestamp; "| " starts table rows: kept */
+		return s[0] == '-' ? 2 : 0;
 	}
 	/* glog: E1121 12:00:00.123456  1234 file.cc:12]  and TF: E external/…cc:828] */
 	if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && n > 3) {
@@ -755,6 +763,64 @@ static size_t build_window(scanner *sc, size_t idx, kg_buf *win, size_t *starts,
 	return k ? (rec_at(sc, idx)->text.len) : 0;
 }
 
+static const char *prev_line(struct reader *rd, size_t off, size_t *len);
+
+/* memory_summary() tables printed into the log (torch/cuda/memory.py):
+ * collected from the "|====" rule above the title to the closing rule, then
+ * parsed by summary.c into the report's snapshots[]. A table pasted on one
+ * line with literal "\n" is parsed from that line. */
+static void summary_finish(scanner *sc)
+{
+	sc->summary_active = false;
+	kg_error e = {0};
+	char name[600];
+	snprintf(name, sizeof name, "%s:%ld", sc->name, sc->summary_line);
+	cJSON *o = kg_summary_parse(sc->summary.data, sc->summary.len, name, &e);
+	if (o)
+		cJSON_AddItemToArray(sc->rep->snapshots, o);
+	else
+		kg_report_note(sc->rep, "%s:%ld: memory_summary table not read: %s", sc->name,
+			       sc->summary_line + (e.line > 0 ? e.line - 1 : 0), e.msg);
+	kg_buf_reset(&sc->summary);
+}
+
+static void summary_start(scanner *sc, const char *s, size_t n, long line)
+{
+	if (memmem(s, n, "\\n|", 3)) {
+		/* pasted on one line */
+		kg_buf_reset(&sc->summary);
+		kg_buf_append(&sc->summary, s, n);
+		sc->summary_line = line;
+		summary_finish(sc);
+		return;
+	}
+	kg_buf_reset(&sc->summary);
+	sc->summary_line = line;
+	sc->summary_rules = 0;
+	/* the rule line above the title */
+	struct reader *rd = sc->rd;
+	if (rd && sc->cur_off > 0) {
+		size_t pl;
+		const char *p = prev_line(rd, sc->cur_off, &pl);
+		if (p && pl > 4) {
+			char tmp[512];
+			size_t m = pl < sizeof tmp ? pl : sizeof tmp - 1;
+			memcpy(tmp, p, m);
+			int64_t r = KG_NONE;
+			m = kg_strip_noise(tmp, m, &r);
+			if (m > 4 && !memcmp(tmp, "|===", 4)) {
+				kg_buf_append(&sc->summary, tmp, m);
+				kg_buf_putc(&sc->summary, '\n');
+				sc->summary_line = line - 1;
+				sc->summary_rules = 1;
+			}
+		}
+	}
+	kg_buf_append(&sc->summary, s, n);
+	kg_buf_putc(&sc->summary, '\n');
+	sc->summary_active = true;
+}
+
 enum {
 	A_OOM = 1,        /* an OOM grammar may start or continue on this line */
 	A_TB = 2,         /* traceback header or frame */
@@ -824,6 +890,18 @@ static void process(scanner *sc, size_t idx, uint32_t cls, kg_buf *win)
 	const char *s = L->text.data ? L->text.data : "";
 	size_t n = L->text.len;
 
+	if (sc->summary_active) {
+		if (n && s[0] == '|') {
+			kg_buf_append(&sc->summary, s, n);
+			kg_buf_putc(&sc->summary, '\n');
+			if (n > 4 && !memcmp(s, "|===", 4) && ++sc->summary_rules >= 3)
+				summary_finish(sc);
+			return;
+		}
+		summary_finish(sc);
+	}
+	if ((cls & A_CTX) && n > 14 && memmem(s, n, "memory summary", 14))
+		summary_start(sc, s, n, L->lineno);
 	bool in_tb = (cls & A_TB) || sc->tb_active ? tb_feed(sc, s, n, L->lineno) : false;
 
 	/* step, epoch and the log's phase words are resolved lazily, when an
@@ -900,7 +978,7 @@ static void atoms_init(void)
 		{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
 		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
 		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
-		{"illegal memory", A_CTX},
+		{"illegal memory", A_CTX}, {"memory summary", A_CTX},
 		{"ProcessGroupNCCL", A_CTX}, {"exitcode", A_CTX}, {"Root Cause", A_CTX},
 		/* memory readings and parallelism hints (logfacts.h); step and
 		 * epoch counters are found lazily, searching back from the line
@@ -956,6 +1034,20 @@ static const char *line_end(const reader *rd, size_t from, size_t limit)
 {
 	const char *nl = memchr(rd->buf + from, '\n', limit - from);
 	return nl ? nl : rd->buf + limit;
+}
+
+/* The line before the one starting at off (without its '\n'), or NULL. */
+static const char *prev_line(struct reader *rd, size_t off, size_t *len)
+{
+	if (off == 0)
+		return NULL;
+	size_t e = off - 1; /* its '\n' */
+	const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+	size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
+	*len = e - b;
+	if (*len && rd->buf[b + *len - 1] == '\r')
+		(*len)--;
+	return rd->buf + b;
 }
 
 /* Step and epoch at the current line: the nearest `step N` / `epoch N`
@@ -1142,7 +1234,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 {
 	while (rd->pos < limit) {
 		size_t from = rd->pos;
-		bool full = sc->tb_active || sc->root_cause_open;
+		bool full = sc->tb_active || sc->root_cause_open || sc->summary_active;
 		size_t hit = from;
 		uint32_t cls = A_ALL;
 		if (!full)
@@ -1181,6 +1273,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 
 static void scanner_free(scanner *sc)
 {
+	kg_buf_free(&sc->summary);
 	for (size_t i = 0; i < RING; i++)
 		kg_buf_free(&sc->ring[i].text);
 	frames_clear(&sc->tb, &sc->ntb);
@@ -1274,6 +1367,8 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 	advance(&sc, &rd, rd.len, &win);
 	if (sc.tb_active)
 		tb_end(&sc, rd.pos_line);
+	if (sc.summary_active)
+		summary_finish(&sc);
 	if (sc.truncated_lines)
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,
