@@ -14,6 +14,7 @@
 #include "source.h"
 
 #define KG_MAX_LINE (1u << 20)   /* 1 MiB: longer lines are cut for matching */
+#define KG_MAX_INCIDENTS 2000    /* per input; more are counted in a note */
 
 /* Scans one log input, appending incidents and notes to rep, and memory
  * readings and parallelism hints to lf (logfacts.h; may be NULL). Returns 0, or

@@ -22,7 +22,7 @@ typedef struct kg_report {
 	kg_input *inputs;
 	size_t ninputs;
 	kg_incident *incidents;
-	size_t nincidents;
+	size_t nincidents, incidents_cap;
 	struct cJSON *snapshots;     /* array, DESIGN §5 objects; owned */
 	struct cJSON *patches;       /* array of {path, diff}; owned */
 	int64_t first_failed_rank;   /* rank of the earliest incident with a

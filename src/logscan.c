@@ -81,6 +81,8 @@ typedef struct scanner {
 
 	size_t truncated_lines;
 	long first_truncated;
+	size_t dropped;          /* incidents past KG_MAX_INCIDENTS */
+	long first_dropped;
 } scanner;
 
 /* ---------------------------------------------------------------- noise */
@@ -583,7 +585,9 @@ static kg_incident *find_fold(scanner *sc, const kg_incident *n)
 {
 	size_t cnt;
 	kg_incident *v = incidents_of(sc, &cnt);
-	for (size_t k = cnt; k-- > 0;) {
+	/* the same OOM is printed again within a few incidents, not hundreds */
+	size_t stop = cnt > 64 ? cnt - 64 : 0;
+	for (size_t k = cnt; k-- > stop;) {
 		kg_incident *p = &v[k];
 		long dist = n->line - p->line;
 		if (dist > FOLD_LINES_SAME_TEXT)
@@ -728,7 +732,18 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	}
 	sc->npending = 0;
 	kg_report *r = sc->rep;
-	r->incidents = kg_realloc(r->incidents, (r->nincidents + 1) * sizeof *r->incidents);
+	if (r->nincidents - sc->first_incident >= KG_MAX_INCIDENTS) {
+		/* a retry loop printing thousands of distinct OOMs: keep the
+		 * first KG_MAX_INCIDENTS, count the rest (memory stays bounded) */
+		if (!sc->dropped++)
+			sc->first_dropped = L->lineno;
+		kg_incident_free(&inc);
+		return;
+	}
+	if (r->nincidents == r->incidents_cap) {
+		r->incidents_cap = r->incidents_cap ? 2 * r->incidents_cap : 16;
+		r->incidents = kg_realloc(r->incidents, r->incidents_cap * sizeof *r->incidents);
+	}
 	inc.id = (int)r->nincidents + 1;
 	r->incidents[r->nincidents++] = inc;
 }
@@ -1028,6 +1043,10 @@ typedef struct reader {
 	/* cache of resolve_counters: the answer for input before ctr_until */
 	size_t ctr_until;
 	int64_t ctr_step, ctr_epoch;
+	/* cache of resolve_phase: the nearest marker before ph_until */
+	size_t ph_until;
+	const char *ph_phase;
+	long ph_line;
 } reader;
 
 static const char *line_end(const reader *rd, size_t from, size_t limit)
@@ -1104,7 +1123,7 @@ static void resolve_counters(scanner *sc, reader *rd)
 
 /* Searches back from the line starting at `off` for the nearest phase word
  * (at most PHASE_LOOKBACK lines, within the kept history). */
-static void resolve_phase(scanner *sc, reader *rd, size_t off)
+static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
 {
 	sc->log_phase = NULL;
 	size_t end = off;
@@ -1113,6 +1132,12 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off)
 		size_t e = end - 1; /* the '\n' ending the previous line */
 		const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
 		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
+		if (rd->base + b < rd->ph_until) {
+			/* searched before: the cached marker, if still in reach */
+			if (rd->ph_phase && lineno - rd->ph_line <= PHASE_LOOKBACK)
+				sc->log_phase = rd->ph_phase;
+			break;
+		}
 		size_t n = e - b < sizeof tmp - 1 ? e - b : sizeof tmp - 1;
 		memcpy(tmp, rd->buf + b, n);
 		int64_t r = KG_NONE;
@@ -1120,11 +1145,18 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off)
 		const char *ph = kg_ctx_phase_marker(tmp, n);
 		if (ph) {
 			sc->log_phase = ph;
-			return;
+			rd->ph_phase = ph;
+			rd->ph_line = lineno - 1 - k;
+			break;
 		}
 		if (!nl)
-			return;
+			break;
 		end = b;
+	}
+	if (rd->base + off > rd->ph_until) {
+		if (!sc->log_phase)
+			rd->ph_phase = NULL;
+		rd->ph_until = rd->base + off;
 	}
 }
 
@@ -1196,7 +1228,7 @@ static void resolve_context(scanner *sc, bool phase)
 {
 	resolve_counters(sc, sc->rd);
 	if (phase)
-		resolve_phase(sc, sc->rd, sc->cur_off);
+		resolve_phase(sc, sc->rd, sc->cur_off, rec_at(sc, 0)->lineno);
 }
 
 /* Makes room: keeps HISTORY bytes of lines before the frontier (for the
@@ -1369,6 +1401,9 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 		tb_end(&sc, rd.pos_line);
 	if (sc.summary_active)
 		summary_finish(&sc);
+	if (sc.dropped)
+		kg_report_note(rep, "%s:%ld: %zu more OOM incident%s not kept (the first %d of this input are reported)",
+			       sc.name, sc.first_dropped, sc.dropped, sc.dropped == 1 ? "" : "s", KG_MAX_INCIDENTS);
 	if (sc.truncated_lines)
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,

@@ -834,12 +834,19 @@ static kg_tensor *tf_tensor(const ctx *c, const match *m)
 		if (i >= e)
 			break;
 		int64_t d = 0;
+		size_t d0 = i;
 		while (i < e && c->s[i] >= '0' && c->s[i] <= '9') {
 			if (d > (INT64_MAX - 9) / 10)
 				overflow = true;
 			else
 				d = d * 10 + (c->s[i] - '0');
 			i++;
+		}
+		if (i == d0) {
+			/* neither a digit nor a separator (a form feed, "?"): skip it
+			 * rather than loop on it */
+			i++;
+			continue;
 		}
 		t->shape = kg_realloc(t->shape, (t->ndim + 1) * sizeof *t->shape);
 		t->shape[t->ndim++] = d;

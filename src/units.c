@@ -86,6 +86,9 @@ int kg_size_parse(const char *s, size_t n, kg_size *out, size_t *consumed)
 	__int128 pow10 = 1;
 	for (int d = 0; d < decimals; d++)
 		pow10 *= 10;
+	/* mant · 2^shift must stay far from the int128 limit */
+	if (mant > ((__int128)1 << (100 - shift)))
+		return -1;
 	__int128 unit = (__int128)1 << shift;
 	__int128 num = mant * unit;
 	__int128 bytes = (2 * num + pow10) / (2 * pow10); /* round half up */
@@ -96,8 +99,10 @@ int kg_size_parse(const char *s, size_t n, kg_size *out, size_t *consumed)
 	} else {
 		__int128 twice_lo = 2 * mant * unit - unit; /* (2m-1)/2 · unit / 10^d */
 		__int128 twice_hi = 2 * mant * unit + unit;
+		/* inclusive at both ends: printf rounds an exact half to even, so
+		 * 3712 bytes (3.625 KiB) prints "3.62 KiB" */
 		lo = twice_lo <= 0 ? 0 : (twice_lo + 2 * pow10 - 1) / (2 * pow10);
-		hi = (twice_hi - 1) / (2 * pow10);
+		hi = twice_hi / (2 * pow10);
 		if (hi < bytes)
 			hi = bytes;
 		if (lo > bytes)

@@ -839,5 +839,16 @@ int main(void)
 	TAP_EQ_I64(kg_oom_parse(t, strlen(t), strlen(t), &o), 1, "parse after fini compiles again");
 	kg_oom_free(&o);
 	kg_oom_fini();
+	/* fuzz regression: a form feed inside a TensorFlow shape made the shape
+	 * reader loop forever */
+	{
+		const char *ff = "OOM when allocating tensor with shape[16\f112,112,147] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc";
+		kg_oom o;
+		memset(&o, 0, sizeof o);
+		int r = kg_oom_parse(ff, strlen(ff), strlen(ff), &o);
+		TAP_OK(r == 1 && o.tensor && o.tensor->ndim >= 3, "shape with a form feed parses (and ends)");
+		if (r)
+			kg_oom_free(&o);
+	}
 	return tap_done();
 }

@@ -43,6 +43,14 @@ int main(void)
 	TAP_OK(kg_size_parse_str("", &v) < 0, "empty rejected");
 	TAP_OK(kg_size_parse_str("12.5", &v) < 0, "fraction without unit rejected");
 	TAP_OK(kg_size_parse_str("99999999999999999999 GiB", &v) < 0, "overflow rejected");
+	/* fuzz regression: a 31-digit mantissa times 2^50 overflowed int128 */
+	TAP_OK(kg_size_parse_str("7777777777777777777777777777771PB", &v) < 0, "huge PB mantissa rejected");
+	/* fuzz regression: an exact half prints rounded to even; the interval
+	 * of the printed text must still hold the value */
+	char fb[32];
+	kg_size_format(3712, fb, sizeof fb);
+	TAP_OK(kg_size_parse_str(fb, &v) == 0 && v.lo <= 3712 && v.hi >= 3712,
+	       "3712 bytes prints %s, whose interval [%lld, %lld] holds it", fb, (long long)v.lo, (long long)v.hi);
 	TAP_OK(kg_size_parse_str("1.5 GiBs", &v) < 0, "trailing letters rejected");
 
 	char buf[64];
