@@ -54,6 +54,12 @@ try:
     fills = {b.get('fill') for b in root.findall('.//' + NS + 'rect[@class="block"]')}
     check('segment map: allocated and inactive blocks coloured', {'#d62728', '#9ecae1'} <= fills)
 
+    sub_svg = os.path.join(tmp, 'sub.svg')
+    r = run('snapshot', '--svg', sub_svg, SNAP)
+    check('snapshot subcommand --svg writes the same picture',
+          r.returncode == 0 and 'fragmentation' in r.stdout and open(sub_svg).read() == open(snap_svg).read())
+    os.unlink(sub_svg)
+
     # a log name with XML specials must come out escaped and well-formed
     odd = os.path.join(tmp, 'a&b<"c">\'.log')
     shutil.copy(LOG, odd)
