@@ -35,6 +35,25 @@ struct cJSON;
  * offset or line filled where it applies). */
 struct cJSON *kg_snapshot_load(kg_source *src, kg_kind kind, kg_error *err);
 
+/* kg_snapshot_load with flags. KG_SNAP_SERIES adds, per snapshot device,
+ * two keys for pictures (src/svg.c), absent otherwise so reports stay small:
+ *   "trace": {…, "series": {"x": "entry", "entries_per_point": N,
+ *     "points": [[entry, requested_bytes, reserved_bytes], …] (at most 2001:
+ *       entry 0 is the replay's start, each later point is the maximum over
+ *       a bucket of entries, placed at its last entry, 1-based),
+ *     "peak_entry": N|null (entry of trace.peak_requested_bytes),
+ *     "oom_entries": [N, …] (entries of the `oom` actions, at most 1000)}}
+ *   "segment_map": [{"address", "total_size", "segment_type",
+ *     "runs": [[bytes, "active_allocated"|"active_pending_free"|"inactive"
+ *       |"unknown"|"mixed"], …]}, …] (the 200 largest segments, largest
+ *     first; neighbouring blocks of one state merged, at most 256 runs).
+ * Memory: O(devices × 2000) beyond kg_snapshot_load. */
+#define KG_SNAP_SERIES 1u
+struct cJSON *kg_snapshot_load_ex(kg_source *src, kg_kind kind, unsigned flags, kg_error *err);
+
+/* Removes the KG_SNAP_SERIES keys from a snapshots[] object (in place). */
+void kg_snapshot_strip_detail(struct cJSON *snap);
+
 /* Same for an already decoded snapshot or memory_stats value (a cJSON tree
  * as pickle.load or json.load would give it). Does not take ownership. */
 struct cJSON *kg_snapshot_from_value(const struct cJSON *root, const char *path, kg_error *err);

@@ -4,9 +4,11 @@
 #include "snapshot.h"
 #include "diagnose.h"
 #include "kg_build.h"
+#include "svg.h"
 #include "units.h"
 
 #include <cjson/cJSON.h>
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +152,7 @@ void kg_snapshot_text(const cJSON *snap, FILE *out)
 static void usage(FILE *out)
 {
 	fprintf(out,
-"Usage: kgmem-diagnose snapshot [--format text|json] FILE...\n"
+"Usage: kgmem-diagnose snapshot [--format text|json] [--svg FILE] FILE...\n"
 "\n"
 "Reads allocator snapshots (torch.cuda.memory._dump_snapshot() pickles, or the\n"
 "same dict as JSON), torch.cuda.memory_stats() JSON and memory_summary() tables,\n"
@@ -161,6 +163,7 @@ static void usage(FILE *out)
 "\n"
 "Options:\n"
 "  -f, --format FORMAT   text (default) or json (the snapshots[] objects)\n"
+"      --svg FILE        also write the trace replay and segment map as SVG\n"
 "  -h, --help            print this help and exit\n");
 }
 
@@ -168,10 +171,12 @@ int kg_cmd_snapshot(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
+		{"svg", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false;
+	const char *svg = NULL;
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -186,6 +191,9 @@ int kg_cmd_snapshot(int argc, char **argv)
 				fprintf(stderr, "kgmem-diagnose: snapshot: unknown format '%s' (text, json)\n", optarg);
 				return KG_EXIT_USAGE;
 			}
+			break;
+		case 's':
+			svg = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -213,7 +221,7 @@ int kg_cmd_snapshot(int argc, char **argv)
 		kg_error err = {.offset = -1};
 		cJSON *snap = NULL;
 		if (kg_source_open(&src, argv[i], &err) == 0)
-			snap = kg_snapshot_load(&src, kg_source_sniff(&src), &err);
+			snap = kg_snapshot_load_ex(&src, kg_source_sniff(&src), svg ? KG_SNAP_SERIES : 0, &err);
 		if (!snap) {
 			if (err.line > 0)
 				fprintf(stderr, "kgmem-diagnose: %s:%ld: %s\n", src.name ? src.name : argv[i], err.line, err.msg);
@@ -223,13 +231,28 @@ int kg_cmd_snapshot(int argc, char **argv)
 			else
 				fprintf(stderr, "kgmem-diagnose: %s: %s\n", src.name ? src.name : argv[i], err.msg);
 			rc = KG_EXIT_INPUT;
-		} else if (json) {
-			cJSON_AddItemToArray(arr, snap);
 		} else {
-			kg_snapshot_text(snap, stdout);
-			cJSON_Delete(snap);
+			if (!json)
+				kg_snapshot_text(snap, stdout);
+			cJSON_AddItemToArray(arr, snap);
 		}
 		kg_source_close(&src);
+	}
+	if (svg && rc == KG_EXIT_OK) {
+		kg_report rep;
+		kg_report_init(&rep);
+		cJSON *own = rep.snapshots;
+		rep.snapshots = arr;
+		kg_error err = {.offset = -1};
+		if (kg_svg_write(&rep, NULL, NULL, 0, svg, &err) < 0) {
+			fprintf(stderr, "kgmem-diagnose: %s\n", err.msg);
+			rc = KG_EXIT_INPUT;
+		}
+		rep.snapshots = own;
+		kg_report_free(&rep);
+		cJSON *snap;
+		cJSON_ArrayForEach(snap, arr)
+			kg_snapshot_strip_detail(snap);
 	}
 	if (json && rc == KG_EXIT_OK) {
 		char *s = cJSON_Print(doc);

@@ -18,6 +18,7 @@
 #include "rules.h"
 #include "snapshot.h"
 #include "source.h"
+#include "svg.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -111,7 +112,7 @@ static int one_input(run *R, const char *path, kg_error *err)
 	case KG_KIND_PICKLE:
 	case KG_KIND_JSON:
 	case KG_KIND_SUMMARY: {
-		struct cJSON *snap = kg_snapshot_load(&src, kind, err);
+		struct cJSON *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
 		if (!snap) {
 			rc = -1;
 			break;
@@ -365,6 +366,15 @@ int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
 		kg_error e = {0};
 		if (plan_patches(&R, &e) < 0)
 			FAIL(KG_EXIT_INPUT, "--apply");
+	}
+	if (opt->svg) {
+		/* written even when an input failed: it shows what was read */
+		kg_error e = {0};
+		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
+			FAIL(KG_EXIT_INPUT, opt->svg);
+		struct cJSON *snap;
+		cJSON_ArrayForEach(snap, rep->snapshots)
+			kg_snapshot_strip_detail(snap);
 	}
 #undef FAIL
 	for (size_t i = 0; i < R.nconfigs; i++)

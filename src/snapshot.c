@@ -18,6 +18,15 @@ typedef struct act_count {
 	int64_t n;
 } act_count;
 
+typedef struct series_pt {
+	int64_t entry, req, res;           /* last entry of the bucket; prefix maxima */
+} series_pt;
+
+#define SERIES_MAX 2000
+#define SERIES_OOM_MAX 1000
+#define SEGMAP_MAX 200
+#define SEGMAP_RUNS 256
+
 typedef struct trace_acc {
 	int64_t entries;
 	act_count *acts;
@@ -25,11 +34,20 @@ typedef struct trace_acc {
 	int64_t pre_req, max_req, t_req;   /* running Σ(alloc − free_completed) */
 	int64_t pre_res, max_res;          /* running Σ(segment_alloc/map − free/unmap) */
 	cJSON *oom;
+	/* KG_SNAP_SERIES only: downsampled replay, bucket maxima of the prefixes */
+	series_pt *pts;
+	size_t npts;
+	int64_t width, in_bucket;          /* entries per point, entries in the open one */
+	int64_t b_req, b_res;              /* open bucket's maxima */
+	int64_t peak_entry;                /* 1-based entry of max_req (0: none) */
+	int64_t *oom_at;                   /* 1-based entries of the oom actions */
+	size_t noom;
 } trace_acc;
 
 typedef struct snap_acc {
 	trace_acc *dev;
 	size_t ndev;
+	bool series;                       /* KG_SNAP_SERIES */
 } snap_acc;
 
 #define SIZE_CAP ((int64_t)1 << 53)
@@ -62,10 +80,61 @@ static int64_t clamp_size(int64_t v)
 	return v > SIZE_CAP ? SIZE_CAP : v;
 }
 
+/* Closes the open bucket into a point; at SERIES_MAX points, merges
+ * neighbours pairwise (maxima kept) and doubles the bucket width. */
+static void series_close(trace_acc *t)
+{
+	if (!t->in_bucket)
+		return;
+	if (!t->pts) {
+		t->pts = kg_malloc(SERIES_MAX * sizeof *t->pts);
+		t->width = t->width ? t->width : 1;
+	}
+	if (t->npts == SERIES_MAX) {
+		for (size_t i = 0; i < SERIES_MAX / 2; i++) {
+			series_pt a = t->pts[2 * i], b = t->pts[2 * i + 1];
+			t->pts[i] = (series_pt){b.entry, a.req > b.req ? a.req : b.req,
+						 a.res > b.res ? a.res : b.res};
+		}
+		t->npts = SERIES_MAX / 2;
+		t->width *= 2;
+	}
+	t->pts[t->npts++] = (series_pt){t->entries, t->b_req, t->b_res};
+	t->in_bucket = 0;
+}
+
+static void series_add(trace_acc *t, const kg_trace_entry *e)
+{
+	if (!t->width)
+		t->width = 1;
+	if (t->in_bucket == 0 || t->pre_req > t->b_req)
+		t->b_req = t->pre_req;
+	if (t->in_bucket == 0 || t->pre_res > t->b_res)
+		t->b_res = t->pre_res;
+	t->in_bucket++;
+	if (e && e->action && act_is(e, "oom") && t->noom < SERIES_OOM_MAX) {
+		t->oom_at = kg_realloc(t->oom_at, (t->noom + 1) * sizeof *t->oom_at);
+		t->oom_at[t->noom++] = t->entries;
+	}
+	/* width may double inside series_close, so compare after the fact */
+	if (t->in_bucket >= t->width)
+		series_close(t);
+}
+
+static void acc_entry_replay(trace_acc *t, const kg_trace_entry *e);
+
 static void acc_entry(void *ctx, int device, const kg_trace_entry *e)
 {
-	trace_acc *t = acc_dev(ctx, device);
+	snap_acc *a = ctx;
+	trace_acc *t = acc_dev(a, device);
 	t->entries++;
+	acc_entry_replay(t, e);
+	if (a->series)
+		series_add(t, e);
+}
+
+static void acc_entry_replay(trace_acc *t, const kg_trace_entry *e)
+{
 	if (!e->action)
 		return;
 	size_t i;
@@ -90,6 +159,7 @@ static void acc_entry(void *ctx, int device, const kg_trace_entry *e)
 		if (t->pre_req > t->max_req) {
 			t->max_req = t->pre_req;
 			t->t_req = e->time_us;
+			t->peak_entry = t->entries;
 		}
 	} else if (act_is(e, "free_completed")) {
 		t->pre_req -= size;
@@ -120,6 +190,8 @@ static void acc_free(snap_acc *a)
 	for (size_t i = 0; i < a->ndev; i++) {
 		free(a->dev[i].acts);
 		cJSON_Delete(a->dev[i].oom);
+		free(a->dev[i].pts);
+		free(a->dev[i].oom_at);
 	}
 	free(a->dev);
 }
@@ -376,7 +448,100 @@ static int dev_cmp(const void *a, const void *b)
 	return ((const dev_stats *)a)->device - ((const dev_stats *)b)->device;
 }
 
-static cJSON *device_json(dev_stats *ds, trace_acc *t, const cJSON *anns)
+/* trace.series (KG_SNAP_SERIES): the replay of DESIGN §5 downsampled to at
+ * most SERIES_MAX + 1 points [entry, requested_bytes, reserved_bytes]; entry
+ * 0 is the start, each later point is the maximum over its bucket of
+ * entries and sits at the bucket's last entry (1-based). */
+static void series_json(cJSON *tr, trace_acc *t, int64_t start_req, int64_t start_res)
+{
+	series_close(t);
+	cJSON *s = cJSON_AddObjectToObject(tr, "series");
+	cJSON_AddStringToObject(s, "x", "entry");
+	add_i64(s, "entries_per_point", t->width ? t->width : 1);
+	cJSON *pts = cJSON_AddArrayToObject(s, "points");
+	for (size_t i = 0; i <= t->npts; i++) {
+		series_pt p = i ? t->pts[i - 1] : (series_pt){0, 0, 0};
+		const double v[3] = {(double)p.entry, (double)(start_req + p.req), (double)(start_res + p.res)};
+		cJSON_AddItemToArray(pts, cJSON_CreateDoubleArray(v, 3));
+	}
+	add_i64(s, "peak_entry", t->max_req > 0 ? t->peak_entry : KG_NONE);
+	cJSON *oe = cJSON_AddArrayToObject(s, "oom_entries");
+	for (size_t i = 0; i < t->noom; i++)
+		cJSON_AddItemToArray(oe, cJSON_CreateNumber((double)t->oom_at[i]));
+}
+
+static cJSON *run_json(int64_t bytes, const char *state)
+{
+	cJSON *r = cJSON_CreateArray();
+	cJSON_AddItemToArray(r, cJSON_CreateNumber((double)bytes));
+	cJSON_AddItemToArray(r, cJSON_CreateString(state));
+	return r;
+}
+
+static int seg_size_cmp(const void *pa, const void *pb)
+{
+	int64_t a = num_or(*(const cJSON *const *)pa, "total_size", 0);
+	int64_t b = num_or(*(const cJSON *const *)pb, "total_size", 0);
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* segment_map (KG_SNAP_SERIES): the device's SEGMAP_MAX largest segments,
+ * largest first, each {"address", "total_size", "segment_type", "runs":
+ * [[bytes, state], …]} with neighbouring blocks of one state merged (at
+ * most SEGMAP_RUNS runs; the rest of the segment becomes one "mixed" run). */
+static void segment_map_json(cJSON *o, const cJSON *segments, int device)
+{
+	size_t n = 0, cap = 0;
+	const cJSON **v = NULL;
+	const cJSON *seg;
+	cJSON_ArrayForEach(seg, segments) {
+		if ((int)num_or(seg, "device", 0) != device)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = kg_realloc(v, cap * sizeof *v);
+		}
+		v[n++] = seg;
+	}
+	if (n)
+		qsort(v, n, sizeof *v, seg_size_cmp);
+	cJSON *arr = cJSON_AddArrayToObject(o, "segment_map");
+	for (size_t i = 0; i < n && i < SEGMAP_MAX; i++) {
+		cJSON *m = cJSON_CreateObject();
+		add_i64(m, "address", num_or(v[i], "address", KG_NONE));
+		add_i64(m, "total_size", clamp_size(num_or(v[i], "total_size", 0)));
+		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(v[i], "segment_type");
+		cJSON_AddStringToObject(m, "segment_type", cJSON_IsString(ty) ? ty->valuestring : "unknown");
+		cJSON *runs = cJSON_AddArrayToObject(m, "runs");
+		const char *last = NULL;
+		int64_t bytes = 0;
+		int nruns = 0;
+		const cJSON *b;
+		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(v[i], "blocks")) {
+			const cJSON *st = cJSON_GetObjectItemCaseSensitive(b, "state");
+			const char *state = !cJSON_IsString(st) ? "unknown"
+				: !strcmp(st->valuestring, "active_allocated") ? "active_allocated"
+				: !strcmp(st->valuestring, "active_pending_free") ? "active_pending_free"
+				: !strcmp(st->valuestring, "inactive") ? "inactive" : "unknown";
+			if (nruns >= SEGMAP_RUNS - 1 && last)
+				state = "mixed";
+			if (last && last != state) {
+				cJSON_AddItemToArray(runs, run_json(bytes, last));
+				nruns++;
+				bytes = 0;
+			}
+			last = state;
+			bytes = clamp_size(bytes + clamp_size(num_or(b, "size", 0)));
+		}
+		if (last)
+			cJSON_AddItemToArray(runs, run_json(bytes, last));
+		cJSON_AddItemToArray(arr, m);
+	}
+	free(v);
+}
+
+static cJSON *device_json(dev_stats *ds, trace_acc *t, const cJSON *anns, const cJSON *segments,
+			  bool series)
 {
 	cJSON *o = cJSON_CreateObject();
 	add_i64(o, "device", ds->device);
@@ -422,6 +587,10 @@ static cJSON *device_json(dev_stats *ds, trace_acc *t, const cJSON *anns)
 	else
 		cJSON_AddNullToObject(tr, "peak_annotation");
 	cJSON_AddItemToObject(tr, "oom", t->oom ? cJSON_Duplicate(t->oom, 1) : cJSON_CreateArray());
+	if (series) {
+		series_json(tr, t, ds->requested - t->pre_req, ds->reserved - t->pre_res);
+		segment_map_json(o, segments, ds->device);
+	}
 
 	qsort(ds->sites, ds->nsites, sizeof *ds->sites, site_cmp);
 	cJSON *ts = cJSON_AddArrayToObject(o, "top_sites");
@@ -471,7 +640,7 @@ static cJSON *snapshot_object(const cJSON *root, snap_acc *acc, const char *path
 	for (size_t i = 0; i < ndevs; i++) {
 		int d = devs[i].device;
 		trace_acc *t = (d >= 0 && (size_t)d < acc->ndev) ? &acc->dev[d] : NULL;
-		cJSON_AddItemToArray(arr, device_json(&devs[i], t, anns));
+		cJSON_AddItemToArray(arr, device_json(&devs[i], t, anns, segments, acc->series));
 		for (size_t k = 0; k < devs[i].nsites; k++) {
 			free(devs[i].sites[k].file);
 			free(devs[i].sites[k].function);
@@ -549,7 +718,21 @@ cJSON *kg_snapshot_from_value(const cJSON *root, const char *path, kg_error *err
 
 cJSON *kg_snapshot_load(kg_source *src, kg_kind kind, kg_error *err)
 {
-	snap_acc acc = {0};
+	return kg_snapshot_load_ex(src, kind, 0, err);
+}
+
+void kg_snapshot_strip_detail(cJSON *snap)
+{
+	cJSON *d;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(snap, "devices")) {
+		cJSON_DeleteItemFromObjectCaseSensitive(d, "segment_map");
+		cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "trace"), "series");
+	}
+}
+
+cJSON *kg_snapshot_load_ex(kg_source *src, kg_kind kind, unsigned flags, kg_error *err)
+{
+	snap_acc acc = {.series = (flags & KG_SNAP_SERIES) != 0};
 	cJSON *root = NULL, *o = NULL;
 	if (kind == KG_KIND_PICKLE) {
 		kg_trace_sink sink = {&acc, acc_entry, true};
