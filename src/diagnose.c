@@ -155,49 +155,62 @@ static const kg_fact *fact(const kg_facts *f, const char *name)
  * of the scoring step shrink with the batch too, so this bound is safe. */
 static void calculators(kg_facts *f)
 {
-	const kg_fact *bs = fact(f, "config.eval_batch_size");
-	const kg_fact *ent = fact(f, "dataset.entities");
-	const kg_fact *dim = fact(f, "config.embedding_dim");
-	if (!bs || !ent || !dim || bs->type == KG_FACT_STRING || dim->type == KG_FACT_STRING)
+	/* copy what is needed first: setting a fact may move the others */
+	const kg_fact *x;
+	if (!(x = fact(f, "config.eval_batch_size")) || x->type == KG_FACT_STRING)
 		return;
-	const kg_fact *model = fact(f, "config.model");
-	int comp = model && model->str ? kg_model_components(model->str) : -1;
+	int64_t bs = (int64_t)x->num;
+	if (!(x = fact(f, "dataset.entities")))
+		return;
+	int64_t ent = (int64_t)x->num;
+	if (!(x = fact(f, "config.embedding_dim")) || x->type == KG_FACT_STRING)
+		return;
+	int64_t dim = (int64_t)x->num;
+	x = fact(f, "config.model");
+	if (!x || !x->str)
+		return;
+	char model[64];
+	snprintf(model, sizeof model, "%s", x->str);
+	int comp = kg_model_components(model);
 	if (comp <= 0)
 		return; /* an unknown model: no guess */
 	int width = 4;
-	const char *dtype = "float32, assumed";
-	const kg_fact *prec = fact(f, "config.precision");
-	if (prec && prec->str) {
+	char dtype[40] = "float32, assumed";
+	x = fact(f, "config.precision");
+	if (x && x->str) {
 		const char *canon = NULL;
-		int w = kg_dtype_bytes(prec->str, &canon);
+		int w = kg_dtype_bytes(x->str, &canon);
 		if (w > 0) {
 			width = w;
-			dtype = canon ? canon : prec->str;
+			snprintf(dtype, sizeof dtype, "%s", canon ? canon : x->str);
 		}
 	}
-	int64_t bytes = kg_calc_full_ranking((int64_t)bs->num, (int64_t)ent->num, (int64_t)dim->num,
-					     comp, width);
+	char bkey[128] = "eval batch", dkey[128] = "embedding dim", dname[64] = "dataset";
+	if ((x = fact(f, "config.eval_batch_size.key")) && x->str)
+		snprintf(bkey, sizeof bkey, "%s", x->str);
+	if ((x = fact(f, "config.embedding_dim.key")) && x->str)
+		snprintf(dkey, sizeof dkey, "%s", x->str);
+	if ((x = fact(f, "dataset.name")) && x->str)
+		snprintf(dname, sizeof dname, "%s", x->str);
+	int64_t budget = -1;
+	if ((x = fact(f, "oom.free"))) {
+		budget = (int64_t)x->lo;
+		const kg_fact *ru = fact(f, "oom.reserved_unallocated");
+		if (ru && (int64_t)ru->lo > budget)
+			budget = (int64_t)ru->lo;
+	}
+
+	int64_t bytes = kg_calc_full_ranking(bs, ent, dim, comp, width);
 	if (bytes <= 0)
 		return;
 	kg_facts_set_bytes(f, "calc.full_ranking.bytes", kg_size_exact(bytes), "calculated");
 	/* the arithmetic, with where each number came from */
-	const kg_fact *bkey = fact(f, "config.eval_batch_size.key");
-	const kg_fact *dkey = fact(f, "config.embedding_dim.key");
-	const kg_fact *dname = fact(f, "dataset.name");
-	char formula[512];
+	char formula[640];
 	snprintf(formula, sizeof formula, "%d (%s components) × %lld (%s) × %lld (%s entities) × %lld (%s) × %d B (%s)",
-		 comp, model->str, (long long)bs->num, bkey && bkey->str ? bkey->str : "eval batch",
-		 (long long)ent->num, dname && dname->str ? dname->str : "dataset",
-		 (long long)dim->num, dkey && dkey->str ? dkey->str : "embedding dim", width, dtype);
+		 comp, model, (long long)bs, bkey, (long long)ent, dname, (long long)dim, dkey, width, dtype);
 	kg_facts_set_str(f, "calc.full_ranking.formula", formula, "calculated");
-	const kg_fact *fr = fact(f, "oom.free");
-	const kg_fact *ru = fact(f, "oom.reserved_unallocated");
-	if (fr) {
-		int64_t budget = (int64_t)fr->lo;
-		if (ru && (int64_t)ru->lo > budget)
-			budget = (int64_t)ru->lo;
-		int64_t mb = kg_solve_full_ranking_batch(budget, (int64_t)ent->num, (int64_t)dim->num,
-							 comp, width, 0);
+	if (budget >= 0) {
+		int64_t mb = kg_solve_full_ranking_batch(budget, ent, dim, comp, width, 0);
 		if (mb > 0)
 			kg_facts_set_num(f, "calc.full_ranking.max_batch", KG_FACT_COUNT, (double)mb, "calculated");
 	}
