@@ -88,7 +88,7 @@ _kgmem_diagnose()
 		done
 		# n counts "rules" and the words after it.
 		if ((n == 1)); then
-			COMPREPLY=($(compgen -W "list show check" -- "$cur"))
+			COMPREPLY=($(compgen -W "list show check facts" -- "$cur"))
 		elif ((n == 2)); then
 			local action
 			for ((i = COMP_CWORD - 1; i > 0; i--)); do
@@ -103,10 +103,10 @@ _kgmem_diagnose()
 		fi
 		return ;;
 	calc)
-		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--budget --solve --help" -- "$cur"))
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--budget --solve --round --set --batch --entities --dataset --dim --model --dtype --negatives --params --precision --8bit --zero --gpus --layers --kv-heads --head-dim --seq --hidden --heads --vocab --divisions --help" -- "$cur"))
 		return ;;
 	explain)
-		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--config --help" -- "$cur"))
+		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--config --known --tensor --divisions --dtype -n --help" -- "$cur"))
 		return ;;
 	snapshot)
 		opts="--format --svg --color --quiet --help" ;;

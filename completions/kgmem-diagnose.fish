@@ -44,8 +44,8 @@ complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc' -l solve -x -d 
 # explain SIZE [--config FILE]
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from explain' -s c -l config -r -F -d 'Training config (YAML)'
 # rules list|show ID|check [DIR]
-complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and not __fish_seen_subcommand_from list show check' \
-    -a 'list show check'
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and not __fish_seen_subcommand_from list show check facts' \
+    -a 'list show check facts'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from show' \
     -a '(__kgmem_diagnose_rule_ids)' -d 'Rule'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from check' \

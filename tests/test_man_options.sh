@@ -25,13 +25,18 @@ for o in $(printf '%s\n' "$help" | grep -oE -- '(^|[ ,])-[a-zA-Z]([ ,]|$)' | tr 
 	check "short option $o" "*$o*" "$page"
 done
 for c in snapshot calc explain rules; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
-for c in list show check; do check "rules $c" "*rules $c*" "$page"; done
 for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
 for e in NO_COLOR CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
 for f in text json markdown github sarif; do check "format $f" "*$f*" "$page"; done
 for c in fragmentation capacity oversize eval-blowup activation-peak parallelism leak \
 	 checkpoint alloc-conf host-oom cascade; do
 	check "cause $c" "*$c*" "$rules"
+done
+for c in list show check facts; do check "rules $c" "*rules $c*" "$page"; done
+# every fact in the registry (src/facts.c, `rules facts`) is in kgmem-rules(5)
+for f in $("$bin" rules facts | awk '{print $1}'); do
+	esc=$(printf '%s' "$f" | sed 's/_/\\_/g; s/\*/\\*/g')
+	check "fact $f" "*$esc*" "$rules"
 done
 if command -v scdoc >/dev/null; then
 	for p in "$page" "$rules"; do
