@@ -69,7 +69,7 @@ run_cases() {
 	expect "kgmem-diagnose --diff tr" "train.log train.log.gz"
 	expect "kgmem-diagnose -c " "cfg.yaml my-rules runs"
 	expect "kgmem-diagnose --rules " "my-rules runs"
-	expect "kgmem-diagnose rules " "check list show"
+	expect "kgmem-diagnose rules " "check facts list show"
 	expect "kgmem-diagnose rules sh" "show"
 	PATH=$tmp/bin:$PATH expect "kgmem-diagnose rules show frag" \
 		"fragmentation.reserved-unallocated fragmentation.snapshot-largest-block"
@@ -79,7 +79,7 @@ run_cases() {
 	if [[ -s $tmp/stderr ]]; then notok "[$mode] failing 'rules list' writes to the terminal"
 	else ok "[$mode] failing 'rules list' stays quiet"; fi
 	expect "kgmem-diagnose rules show x " ""
-	expect "kgmem-diagnose calc --b" "--budget"
+	expect "kgmem-diagnose calc --bu" "--budget"
 	expect "kgmem-diagnose explain --c" "--config"
 }
 
@@ -117,7 +117,7 @@ if command -v fish >/dev/null; then
 	fexpect() { expect_via fcomp fish "$1" "$2"; }
 	fexpect "kgmem-diagnose --format " "github json markdown sarif text"
 	fexpect "kgmem-diagnose --fail-on " "error info never warning"
-	fexpect "kgmem-diagnose rules " "check list show"
+	fexpect "kgmem-diagnose rules " "check facts list show"
 	fexpect "kgmem-diagnose rules show c" "capacity.shortfall"
 else
 	skip "fish -n kgmem-diagnose.fish" "fish not installed"
