@@ -38,6 +38,9 @@ typedef struct kg_source {
 	unsigned char head[KG_SNIFF_BYTES]; /* first decompressed bytes */
 	size_t headlen, headpos;            /* head is replayed by kg_source_read */
 	bool eof;
+	bool progress;         /* print a progress line on stderr while reading */
+	double progress_last;  /* monotonic seconds of the last progress line */
+	double progress_start;
 } kg_source;
 
 /* Opens path ("-" = standard input) and reads the first KG_SNIFF_BYTES
@@ -60,6 +63,13 @@ kg_kind kg_source_sniff(const kg_source *src);
 ssize_t kg_source_read(kg_source *src, void *buf, size_t n, kg_error *err);
 
 void kg_source_close(kg_source *src);
+
+/* Turns the progress line on for this source: while it is read, stderr
+ * shows `NAME: 312.0 MiB / 1.10 GiB (420 MiB/s)` (for gzip, the compressed
+ * bytes consumed), refreshed at most 5 times a second and erased when the
+ * source is closed. Callers decide when (a TTY, not under CI, a large input,
+ * or --progress). */
+void kg_source_set_progress(kg_source *src, bool on);
 
 /* Reads the whole input into memory (at most max bytes; more is an error).
  * For small inputs such as configs and rule files. Returns malloc'd data

@@ -47,4 +47,26 @@ char *kg_size_format(int64_t bytes, char *buf, size_t n);
 /* True when a and b could be the same quantity given their intervals. */
 bool kg_size_near(kg_size a, kg_size b);
 
+/* Formats an exact byte count with thousands separators
+ * ("21,464,350,720"), as the calculators show exact bytes next to the
+ * c10 format_size rendering. Writes at most n bytes and returns buf. */
+char *kg_bytes_grouped(int64_t bytes, char *buf, size_t n);
+
+/* Element width of a dtype, in bytes. Accepts PyTorch names (`float32`,
+ * `bfloat16`, `float8_e4m3fn`, `complex64`, … as in torch/_C dtypes, with
+ * or without a `torch.` prefix), their PyTorch aliases (`float`, `half`,
+ * `double`, `long`, `int`, `short`, `cfloat`, `cdouble`), TensorFlow names
+ * as its OOM messages print them (`float` = float32, `double`, `half`,
+ * `bfloat16`, `int64`, `uint8`, `bool`, `complex64`) and JAX/NumPy short
+ * forms (`f32`, `f16`, `bf16`, `f64`, `i8`…`i64`, `u8`, `c64`, `c128`,
+ * `fp32`, `fp16`, `fp8`). Case-insensitive. Returns the width (1–16) and
+ * sets *canonical (if non-NULL) to the PyTorch name; -1 when unknown. */
+int kg_dtype_bytes(const char *name, const char **canonical);
+
+/* Width of the values a training precision setting stores activations in:
+ * `32`, `fp32`, `float32`, `32-true` → 4; `16`, `16-mixed`, `fp16`,
+ * `bf16`, `bf16-mixed`, `mixed`, `amp`, `true` (an `fp16: true` flag) → 2;
+ * `64` → 8; otherwise the dtype table above. -1 when unknown. */
+int kg_precision_bytes(const char *precision);
+
 #endif

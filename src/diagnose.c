@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static kg_input *add_input(kg_report *rep, const kg_source *src, kg_kind kind)
 {
@@ -24,13 +25,21 @@ static kg_input *add_input(kg_report *rep, const kg_source *src, kg_kind kind)
 /* One input: returns 0, or -1 with err filled. */
 static int one_input(const char *path, const kg_options *opt, kg_report *rep, kg_error *err)
 {
-	(void)opt;
 	kg_source src;
 	if (kg_source_open(&src, path, err) < 0) {
 		kg_source_close(&src);
 		return -1;
 	}
 	kg_kind kind = kg_source_sniff(&src);
+	/* progress: forced by --progress, else only on a terminal, never under
+	 * CI, and only for inputs over 64 MiB */
+	bool progress = opt->progress == 1;
+	if (opt->progress < 0) {
+		const char *ci = getenv("CI");
+		progress = isatty(STDERR_FILENO) && !(ci && *ci) &&
+			   (src.file_size > (64 << 20) || (src.file_size < 0 && src.gzip));
+	}
+	kg_source_set_progress(&src, progress);
 	int rc = 0;
 	switch (kind) {
 	case KG_KIND_LOG: {

@@ -8,6 +8,7 @@
  * parsed as one. No regex runs on a line unless a literal prefilter passes.
  */
 #include "logscan.h"
+#include "atoms.h"
 #include "context.h"
 #include "oom.h"
 #include "traceback.h"
@@ -50,9 +51,7 @@ typedef struct scanner {
 
 	/* context */
 	int64_t step, epoch;
-	long step_line;
 	const char *log_phase;
-	long log_phase_line;
 	char *conf_var, *conf_value;
 	long conf_line;
 	long consumed_until;     /* last line used by the previous message */
@@ -764,19 +763,9 @@ static void process(scanner *sc, size_t idx, kg_buf *win)
 
 	bool in_tb = tb_feed(sc, s, n, L->lineno);
 
-	/* context markers (literal prefilters inside each) */
-	int64_t step = sc->step, epoch = sc->epoch;
-	if (!in_tb && n && kg_ctx_counters(s, n, &step, &epoch)) {
-		sc->step = step;
-		sc->epoch = epoch;
-		sc->step_line = L->lineno;
-	}
+	/* step, epoch and the log's phase words are resolved lazily, when a
+	 * line is processed (see resolve_counters / resolve_phase) */
 	if (!in_tb && n) {
-		const char *ph = kg_ctx_phase_marker(s, n);
-		if (ph) {
-			sc->log_phase = ph;
-			sc->log_phase_line = L->lineno;
-		}
 		char *var, *val;
 		if (kg_ctx_alloc_conf(s, n, &var, &val)) {
 			free(sc->conf_var);
@@ -804,36 +793,261 @@ static void process(scanner *sc, size_t idx, kg_buf *win)
 
 /* --------------------------------------------------------------- reader */
 
-static void push_line(scanner *sc, kg_buf *cur, bool truncated, kg_buf *win)
+enum {
+	A_OOM = 1,        /* an OOM grammar may start or continue on this line */
+	A_TB = 2,         /* traceback header or frame */
+	A_CTX = 4,        /* allocator config echo, follow-up, root cause */
+	A_COUNTER = 8,    /* step / epoch counter: remembered, parsed lazily */
+};
+
+static kg_atoms atoms;
+static bool atoms_ready;
+
+/* The atoms: every trigger literal of the grammars (oom.h), every context
+ * parser's literal, and the counter words. A line with none of them is
+ * never looked at again. */
+static void atoms_init(void)
 {
-	/* make room: process the oldest line once the window after it is full */
-	while (sc->count - sc->next >= KG_OOM_WINDOW_LINES) {
-		process(sc, sc->next, win);
-		sc->next++;
-	}
-	line_rec *L = rec_at(sc, sc->count);
-	kg_buf_reset(&L->text);
-	if (cur->len && cur->data[cur->len - 1] == '\r')
-		cur->len--;
-	kg_buf_append(&L->text, cur->data ? cur->data : "", cur->len);
-	L->rank = KG_NONE;
-	L->text.len = kg_strip_noise(L->text.data, L->text.len, &L->rank);
-	L->lineno = sc->lineno;
-	L->truncated = truncated;
-	if (truncated) {
-		if (!sc->truncated_lines)
-			sc->first_truncated = sc->lineno;
-		sc->truncated_lines++;
-	}
-	sc->count++;
-	kg_buf_reset(cur);
+	if (atoms_ready)
+		return;
+	static const struct { const char *lit; uint32_t cls; } table[] = {
+		{"memory", A_OOM | A_CTX}, {"Memory", A_OOM}, {"MEMORY", A_OOM},
+		{"OOM", A_OOM}, {"_STATUS_", A_OOM}, {"Tried to allocate", A_OOM},
+		{"Failed to allocate", A_OOM}, {"cublas", A_OOM}, {"CUBLAS", A_OOM},
+		{"Attempting to allocate", A_OOM}, {"buffer of size", A_OOM},
+		{"Allocation on device", A_OOM}, {"allocating tensor", A_OOM},
+		{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
+		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
+		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
+		{"ProcessGroupNCCL", A_CTX}, {"exitcode", A_CTX}, {"Root Cause", A_CTX},
+		{"step", A_COUNTER}, {"Step", A_COUNTER}, {"STEP", A_COUNTER},
+		{"epoch", A_COUNTER}, {"Epoch", A_COUNTER}, {"EPOCH", A_COUNTER},
+		{"iter", A_COUNTER}, {"Iter", A_COUNTER},
+	};
+	memset(&atoms, 0, sizeof atoms);
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		kg_atoms_add(&atoms, table[i].lit, table[i].cls);
+	atoms_ready = true;
 }
 
-static void finish(scanner *sc, kg_buf *win)
+#define BUF_CHUNK (4u << 20)        /* read size */
+#define HISTORY (256u << 10)        /* bytes kept behind the frontier */
+#define PHASE_LOOKBACK 200          /* lines searched back for a phase word */
+#define COUNTER_LINES 4
+
+/* Lines are views into the buffer; the ones that need processing are copied
+ * into the ring (noise-stripped) right before process() sees them. */
+static void load_line(scanner *sc, size_t idx, const char *p, size_t n, long lineno)
 {
-	while (sc->next < sc->count) {
-		process(sc, sc->next, win);
-		sc->next++;
+	line_rec *L = rec_at(sc, idx);
+	kg_buf_reset(&L->text);
+	bool truncated = false;
+	if (n && p[n - 1] == '\r')
+		n--;
+	if (n > KG_MAX_LINE) {
+		n = KG_MAX_LINE;
+		truncated = true;
+	}
+	kg_buf_append(&L->text, p, n);
+	L->rank = KG_NONE;
+	L->text.len = kg_strip_noise(L->text.data, L->text.len, &L->rank);
+	L->lineno = lineno;
+	L->truncated = truncated;
+}
+
+typedef struct reader {
+	char *buf;
+	size_t len, cap;
+	size_t base;            /* bytes of input before buf[0] */
+	size_t pos;             /* frontier: next unprocessed line starts here */
+	long pos_line;          /* line number at pos */
+	bool eof;
+	/* step/epoch lines seen most recently (offsets in buf, or copies) */
+	struct { size_t off, len; long line; char *copy; } ctr[COUNTER_LINES];
+	int nctr;
+} reader;
+
+static const char *line_end(const reader *rd, size_t from, size_t limit)
+{
+	const char *nl = memchr(rd->buf + from, '\n', limit - from);
+	return nl ? nl : rd->buf + limit;
+}
+
+/* Remembers a counter line (cheap: offsets; copied only when the buffer
+ * slides). */
+static void note_counter(reader *rd, size_t off, size_t len, long line)
+{
+	if (rd->nctr == COUNTER_LINES) {
+		free(rd->ctr[0].copy);
+		memmove(&rd->ctr[0], &rd->ctr[1], (COUNTER_LINES - 1) * sizeof rd->ctr[0]);
+		rd->nctr--;
+	}
+	rd->ctr[rd->nctr].off = off;
+	rd->ctr[rd->nctr].len = len > 512 ? 512 : len;
+	rd->ctr[rd->nctr].line = line;
+	rd->ctr[rd->nctr].copy = NULL;
+	rd->nctr++;
+}
+
+/* Parses the remembered counter lines, newest first, into sc->step/epoch. */
+static void resolve_counters(scanner *sc, reader *rd)
+{
+	int64_t step = KG_NONE, epoch = KG_NONE;
+	for (int k = rd->nctr; k-- > 0 && (step == KG_NONE || epoch == KG_NONE);) {
+		const char *p = rd->ctr[k].copy ? rd->ctr[k].copy : rd->buf + rd->ctr[k].off;
+		size_t n = rd->ctr[k].len;
+		char tmp[520];
+		memcpy(tmp, p, n);
+		int64_t r = KG_NONE;
+		n = kg_strip_noise(tmp, n, &r);
+		int64_t s = KG_NONE, e = KG_NONE;
+		kg_ctx_counters(tmp, n, &s, &e);
+		if (step == KG_NONE)
+			step = s;
+		if (epoch == KG_NONE)
+			epoch = e;
+	}
+	sc->step = step;
+	sc->epoch = epoch;
+}
+
+/* Searches back from the line starting at `off` for the nearest phase word
+ * (at most PHASE_LOOKBACK lines, within the kept history). */
+static void resolve_phase(scanner *sc, reader *rd, size_t off)
+{
+	sc->log_phase = NULL;
+	size_t end = off;
+	char tmp[2048];
+	for (int k = 0; k < PHASE_LOOKBACK && end > 0; k++) {
+		size_t e = end - 1; /* the '\n' ending the previous line */
+		const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
+		size_t n = e - b < sizeof tmp - 1 ? e - b : sizeof tmp - 1;
+		memcpy(tmp, rd->buf + b, n);
+		int64_t r = KG_NONE;
+		n = kg_strip_noise(tmp, n, &r);
+		const char *ph = kg_ctx_phase_marker(tmp, n);
+		if (ph) {
+			sc->log_phase = ph;
+			return;
+		}
+		if (!nl)
+			return;
+		end = b;
+	}
+}
+
+/* Processes the line at buf[off..nl) (nl excluded) fully: copied into the
+ * ring with the lines after it (for the parse window), then process(). */
+static void full_line(scanner *sc, reader *rd, size_t off, long lineno, kg_buf *win)
+{
+	/* the line and up to KG_OOM_WINDOW_LINES-1 following lines */
+	sc->count = sc->next = 0;
+	size_t p = off;
+	long ln = lineno;
+	for (int k = 0; k < KG_OOM_WINDOW_LINES && p < rd->len; k++) {
+		const char *e = line_end(rd, p, rd->len);
+		/* a bare CR splits progress-bar segments: keep the last one */
+		size_t n = (size_t)(e - (rd->buf + p));
+		const char *seg = rd->buf + p;
+		const char *cr = n ? memrchr(seg, '\r', n - (seg[n - 1] == '\r')) : NULL;
+		if (cr && k > 0) {
+			n -= (size_t)(cr + 1 - seg);
+			seg = cr + 1;
+		}
+		load_line(sc, sc->count++, seg, n, ln++);
+		if (e >= rd->buf + rd->len)
+			break;
+		p = (size_t)(e - rd->buf) + 1;
+	}
+	line_rec *L = rec_at(sc, 0);
+	if (L->truncated) {
+		if (!sc->truncated_lines)
+			sc->first_truncated = lineno;
+		sc->truncated_lines++;
+	}
+	resolve_counters(sc, rd);
+	resolve_phase(sc, rd, off);
+	process(sc, 0, win);
+}
+
+/* Makes room: keeps HISTORY bytes before the frontier, copies remembered
+ * counter lines that would fall out. */
+static void slide(reader *rd)
+{
+	size_t keep_from = rd->pos > HISTORY ? rd->pos - HISTORY : 0;
+	for (int k = 0; k < rd->nctr; k++) {
+		if (!rd->ctr[k].copy && rd->ctr[k].off < keep_from)
+			rd->ctr[k].copy = kg_strndup(rd->buf + rd->ctr[k].off, rd->ctr[k].len);
+		else if (!rd->ctr[k].copy)
+			rd->ctr[k].off -= keep_from;
+	}
+	memmove(rd->buf, rd->buf + keep_from, rd->len - keep_from);
+	rd->len -= keep_from;
+	rd->pos -= keep_from;
+	rd->base += keep_from;
+}
+
+/* How far lines may be processed now: up to the start of the line that
+ * still lacks KG_OOM_WINDOW_LINES-1 complete lines after it (all of it at
+ * end of input). */
+static size_t safe_limit(const reader *rd)
+{
+	if (rd->eof)
+		return rd->len;
+	size_t e = rd->len;
+	for (int k = 0; k < KG_OOM_WINDOW_LINES; k++) {
+		const char *nl = e ? memrchr(rd->buf + rd->pos, '\n', e - rd->pos) : NULL;
+		if (!nl)
+			return rd->pos;
+		e = (size_t)(nl - rd->buf);
+		if (e <= rd->pos)
+			return rd->pos;
+	}
+	return e + 1;
+}
+
+/* Runs the frontier forward to `limit`. */
+static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
+{
+	while (rd->pos < limit) {
+		size_t from = rd->pos;
+		bool full = sc->tb_active || sc->root_cause_open;
+		size_t hit = from;
+		uint32_t cls = A_OOM | A_TB | A_CTX;
+		if (!full)
+			hit = kg_atoms_find(&atoms, rd->buf, limit, from, &cls);
+		if (hit >= limit) {
+			rd->pos_line += (long)kg_count_newlines(rd->buf + from, limit - from);
+			rd->pos = limit;
+			return;
+		}
+		/* the line holding the hit */
+		const char *nl = hit > from ? memrchr(rd->buf + from, '\n', hit - from) : NULL;
+		size_t ls = nl ? (size_t)(nl - rd->buf) + 1 : from;
+		rd->pos_line += (long)kg_count_newlines(rd->buf + from, ls - from);
+		const char *e = line_end(rd, ls, rd->len);
+		size_t le = (size_t)(e - rd->buf);
+		/* classes of every atom on this line */
+		size_t scan = hit + 1;
+		while (!full && scan < le) {
+			uint32_t c2;
+			size_t h2 = kg_atoms_find(&atoms, rd->buf, le, scan, &c2);
+			if (h2 >= le)
+				break;
+			cls |= c2;
+			scan = h2 + 1;
+		}
+		if (cls & A_COUNTER)
+			note_counter(rd, ls, le - ls, rd->pos_line);
+		if (cls & (A_OOM | A_TB | A_CTX))
+			full_line(sc, rd, ls, rd->pos_line, win);
+		if (le >= rd->len) {
+			rd->pos = rd->len;
+			return;
+		}
+		rd->pos = le + 1;
+		rd->pos_line++;
 	}
 }
 
@@ -853,73 +1067,84 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 	kg_error e = {0};
 	if (kg_oom_init(&e) < 0 || kg_context_init(&e) < 0)
 		return kg_fail(err, "internal error compiling patterns: %s", e.msg);
+	atoms_init();
 	scanner sc;
 	memset(&sc, 0, sizeof sc);
 	sc.rep = rep;
 	sc.name = src->name;
 	sc.first_incident = rep->nincidents;
 	sc.step = sc.epoch = KG_NONE;
-	sc.lineno = 1;
 
-	enum { CHUNK = 1 << 18 };
-	char *chunk = kg_malloc(CHUNK);
-	kg_buf cur = {0}, win = {0};
-	bool truncated = false, pending_cr = false;
+	reader rd;
+	memset(&rd, 0, sizeof rd);
+	rd.cap = BUF_CHUNK + HISTORY + KG_MAX_LINE + 64;
+	rd.buf = kg_malloc(rd.cap);
+	rd.pos_line = 1;
+	kg_buf win = {0};
 	int rc = 0;
-	for (;;) {
-		ssize_t got = kg_source_read(src, chunk, CHUNK, err);
-		if (got < 0) {
-			rc = -1;
-			break;
-		}
-		if (got == 0)
-			break;
-		size_t i = 0, len = (size_t)got;
-		while (i < len) {
-			if (pending_cr) {
-				pending_cr = false;
-				if (chunk[i] != '\n') {
-					/* a bare CR (progress bars): a segment on the same line */
-					push_line(&sc, &cur, truncated, &win);
-					truncated = false;
-				}
-			}
-			/* find the next line break quickly */
-			const char *nl = memchr(chunk + i, '\n', len - i);
-			const char *cr = memchr(chunk + i, '\r', (nl ? (size_t)(nl - chunk) : len) - i);
-			size_t end = cr ? (size_t)(cr - chunk) : nl ? (size_t)(nl - chunk) : len;
-			size_t take = end - i;
-			if (cur.len + take > KG_MAX_LINE) {
-				size_t room = KG_MAX_LINE > cur.len ? KG_MAX_LINE - cur.len : 0;
-				kg_buf_append(&cur, chunk + i, room);
-				truncated = true;
-			} else {
-				kg_buf_append(&cur, chunk + i, take);
-			}
-			i = end;
-			if (i >= len)
+	while (!rd.eof) {
+		if (rd.len + BUF_CHUNK > rd.cap)
+			slide(&rd);
+		size_t want = rd.cap - rd.len - 1;
+		if (want > BUF_CHUNK)
+			want = BUF_CHUNK;
+		size_t got = 0;
+		while (got < want) {
+			ssize_t r = kg_source_read(src, rd.buf + rd.len + got, want - got, err);
+			if (r < 0) {
+				rc = -1;
+				rd.eof = true;
 				break;
-			if (chunk[i] == '\r') {
-				pending_cr = true;
-				i++;
-				continue;
 			}
-			/* '\n' */
-			push_line(&sc, &cur, truncated, &win);
-			truncated = false;
-			sc.lineno++;
-			i++;
+			if (r == 0) {
+				rd.eof = true;
+				break;
+			}
+			got += (size_t)r;
 		}
+		rd.len += got;
+		size_t limit = safe_limit(&rd);
+		/* a single line longer than the buffer can hold: cut it */
+		if (limit <= rd.pos && rd.len - rd.pos >= BUF_CHUNK + KG_MAX_LINE / 2) {
+			const char *nl = memchr(rd.buf + rd.pos, '\n', rd.len - rd.pos);
+			if (!nl) {
+				/* keep the first KG_MAX_LINE bytes of this line, drop the rest */
+				if (!sc.truncated_lines)
+					sc.first_truncated = rd.pos_line;
+				sc.truncated_lines++;
+				rd.buf[rd.pos + KG_MAX_LINE] = '\n';
+				rd.len = rd.pos + KG_MAX_LINE + 1;
+				/* skip input up to the end of this line */
+				char tmp[65536];
+				for (;;) {
+					ssize_t r = kg_source_read(src, tmp, sizeof tmp, err);
+					if (r <= 0) {
+						if (r < 0)
+							rc = -1;
+						rd.eof = true;
+						break;
+					}
+					const char *q = memchr(tmp, '\n', (size_t)r);
+					if (q) {
+						size_t rest = (size_t)r - (size_t)(q + 1 - tmp);
+						memcpy(rd.buf + rd.len, q + 1, rest);
+						rd.len += rest;
+						break;
+					}
+				}
+				limit = safe_limit(&rd);
+			}
+		}
+		advance(&sc, &rd, limit, &win);
 	}
-	if (cur.len || pending_cr)
-		push_line(&sc, &cur, truncated, &win);
-	finish(&sc, &win);
+	advance(&sc, &rd, rd.len, &win);
 	if (sc.truncated_lines)
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,
 			       sc.truncated_lines == 1 ? "" : "s", KG_MAX_LINE, KG_MAX_LINE);
-	free(chunk);
-	kg_buf_free(&cur);
+	for (int k = 0; k < rd.nctr; k++)
+		free(rd.ctr[k].copy);
+	free(rd.buf);
 	kg_buf_free(&win);
 	scanner_free(&sc);
 	return rc;

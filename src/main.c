@@ -1,15 +1,23 @@
 /* main.c — the command line only: options (getopt_long), subcommand
  * dispatch, colour and exit status. Everything else lives in the library
  * (see README.md's architecture map). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <cjson/cJSON.h>
 #include <getopt.h>
+#include <limits.h>
+#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <yaml.h>
+#include <zlib.h>
 
 #include "diagnose.h"
 #include "kg_build.h"
 #include "report.h"
+#include "report_ci.h"
+#include "rules.h"
 #include "util.h"
 
 static const char *progname = "kgmem-diagnose";
@@ -19,8 +27,10 @@ static void usage(FILE *out)
 	fprintf(out,
 "Usage: kgmem-diagnose [OPTIONS] [FILE...]\n"
 "       kgmem-diagnose snapshot [OPTIONS] FILE...\n"
-"       kgmem-diagnose calc EXPR... [--budget SIZE] [--solve NAME]\n"
-"       kgmem-diagnose explain SIZE [--config FILE]\n"
+"       kgmem-diagnose calc EXPR [DTYPE] [--budget SIZE --solve NAME] (calc --help)\n"
+"       kgmem-diagnose calc full-ranking|negatives|adam|kv-cache|activations|\n"
+"                           attention|logits|alloc [OPTIONS]\n"
+"       kgmem-diagnose explain SIZE [--config FILE] [--known NAME=N] [--tensor]\n"
 "       kgmem-diagnose rules list|show ID|check [DIR]\n"
 "\n"
 "Post-mortem analyzer for GPU out-of-memory crashes. Reads a crashed run's\n"
@@ -56,9 +66,80 @@ static void usage(FILE *out)
 "See kgmem-diagnose(1) and kgmem-rules(5).\n");
 }
 
+/* Reads the first line of DIR/VERSION into buf; 0 on success. */
+static int read_rules_version(const char *dir, size_t dirlen, char *buf, size_t n)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%.*s/VERSION", (int)dirlen, dir) >= (int)sizeof path)
+		return -1;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char *ok = fgets(buf, (int)n, f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\r\n")] = 0;
+	return buf[0] ? 0 : -1;
+}
+
+/* Version of the rule set that would be used: the first of
+ * $KGMEM_RULES_PATH (colon-separated), the rules installed beside the
+ * binary (<bindir>/KG_BIN_TO_RULES), KG_RULES_DIR, the source tree's rules/
+ * that has a VERSION file. */
+static void rules_version(char *ver, size_t n, char *where, size_t wn)
+{
+	const char *env = getenv("KGMEM_RULES_PATH");
+	for (const char *p = env; p && *p;) {
+		size_t len = strcspn(p, ":");
+		if (len && read_rules_version(p, len, ver, n) == 0) {
+			snprintf(where, wn, "%.*s", (int)len, p);
+			return;
+		}
+		p += len + (p[len] == ':');
+	}
+	char exe[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (k > 0) {
+		exe[k] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			char dir[PATH_MAX + 64];
+			int dn = snprintf(dir, sizeof dir, "%s/%s", exe, KG_BIN_TO_RULES);
+			char real[PATH_MAX];
+			if (dn > 0 && (size_t)dn < sizeof dir && realpath(dir, real) &&
+			    read_rules_version(real, strlen(real), ver, n) == 0) {
+				snprintf(where, wn, "%s", real);
+				return;
+			}
+		}
+	}
+	const char *dirs[] = {KG_RULES_DIR, KG_SOURCE_RULES_DIR};
+	for (size_t i = 0; i < 2; i++) {
+		if (read_rules_version(dirs[i], strlen(dirs[i]), ver, n) == 0) {
+			snprintf(where, wn, "%s", dirs[i]);
+			return;
+		}
+	}
+	snprintf(ver, n, "unknown");
+	snprintf(where, wn, "no rules/VERSION found");
+}
+
 static void version(void)
 {
+	char ver[64], where[PATH_MAX];
+	rules_version(ver, sizeof ver, where, sizeof where);
+	char pcre[64] = "?";
+	uint32_t jit = 0;
+	pcre2_config(PCRE2_CONFIG_VERSION, pcre);
+	pcre2_config(PCRE2_CONFIG_JIT, &jit);
 	printf("kgmem-diagnose %s\n", KG_VERSION);
+	printf("rules %s (%s)\n", ver, where);
+	printf("PCRE2 %s%s\n", pcre, jit ? " (JIT)" : " (no JIT)");
+	printf("cJSON %s\n", cJSON_Version());
+	printf("libyaml %s\n", yaml_get_version_string());
+	printf("zlib %s\n", zlibVersion());
 }
 
 static int parse_fail_on(const char *s, enum kg_severity *out)
@@ -87,14 +168,16 @@ static void push(const char ***v, size_t *n, const char *s)
 
 /* Subcommands implemented in their own modules. */
 typedef int (*kg_cmd_fn)(int argc, char **argv);
+int kg_cmd_calc(int argc, char **argv);     /* cmd_calc.c */
+int kg_cmd_explain(int argc, char **argv);  /* cmd_calc.c */
 static const struct {
 	const char *name;
 	kg_cmd_fn fn;
 } commands[] = {
 	{"snapshot", NULL},
-	{"calc", NULL},
-	{"explain", NULL},
-	{"rules", NULL},
+	{"calc", kg_cmd_calc},
+	{"explain", kg_cmd_explain},
+	{"rules", kg_cmd_rules},
 };
 
 int main(int argc, char **argv)
@@ -212,6 +295,12 @@ int main(int argc, char **argv)
 		/* nothing useful to show: only the error line below */
 	} else if (!strcmp(opt.format, "json")) {
 		kg_report_json(&rep, stdout);
+	} else if (!strcmp(opt.format, "github")) {
+		kg_report_github(&rep, stdout);
+	} else if (!strcmp(opt.format, "sarif")) {
+		kg_report_sarif(&rep, NULL, 0, stdout);
+	} else if (!strcmp(opt.format, "markdown")) {
+		kg_report_markdown(&rep, stdout);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet};
 		kg_report_text(&rep, stdout, &st);

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *kg_kind_name(kg_kind k)
@@ -221,8 +223,50 @@ kg_kind kg_source_sniff(const kg_source *src)
 	return KG_KIND_LOG;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void human(double b, char *out, size_t n)
+{
+	if (b >= 1073741824.0)
+		snprintf(out, n, "%.2f GiB", b / 1073741824.0);
+	else
+		snprintf(out, n, "%.1f MiB", b / 1048576.0);
+}
+
+void kg_source_set_progress(kg_source *src, bool on)
+{
+	src->progress = on;
+	src->progress_start = src->progress_last = now_s();
+}
+
+static void show_progress(kg_source *src)
+{
+	double t = now_s();
+	if (t - src->progress_last < 0.2)
+		return;
+	src->progress_last = t;
+	double done = src->gzip ? (double)gzoffset(src->gz) : (double)src->bytes_read;
+	char a[32], b[32], r[32];
+	human(done, a, sizeof a);
+	human(done / (t - src->progress_start > 1e-3 ? t - src->progress_start : 1e-3), r, sizeof r);
+	if (src->file_size > 0) {
+		human((double)src->file_size, b, sizeof b);
+		fprintf(stderr, "\r\033[K%s: %s / %s (%s/s)", src->name, a, b, r);
+	} else {
+		fprintf(stderr, "\r\033[K%s: %s (%s/s)", src->name, a, r);
+	}
+	fflush(stderr);
+}
+
 ssize_t kg_source_read(kg_source *src, void *buf, size_t n, kg_error *err)
 {
+	if (src->progress)
+		show_progress(src);
 	if (n == 0)
 		return 0;
 	if (src->headpos < src->headlen) {
@@ -265,6 +309,10 @@ ssize_t kg_source_read(kg_source *src, void *buf, size_t n, kg_error *err)
 
 void kg_source_close(kg_source *src)
 {
+	if (src->progress && src->progress_last > src->progress_start) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
 	if (src->gz)
 		gzclose(src->gz); /* closes fd */
 	else if (src->fd >= 0)

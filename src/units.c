@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 kg_size kg_size_none(void)
 {
@@ -144,4 +145,96 @@ bool kg_size_near(kg_size a, kg_size b)
 	if (!kg_size_known(a) || !kg_size_known(b))
 		return false;
 	return a.lo <= b.hi && b.lo <= a.hi;
+}
+
+char *kg_bytes_grouped(int64_t bytes, char *buf, size_t n)
+{
+	char digits[32];
+	int len = snprintf(digits, sizeof digits, "%lld", (long long)bytes);
+	char out[48];
+	size_t o = 0;
+	int start = digits[0] == '-' ? 1 : 0;
+	if (start)
+		out[o++] = '-';
+	for (int i = start; i < len; i++) {
+		if (i > start && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = 0;
+	snprintf(buf, n, "%s", out);
+	return buf;
+}
+
+/* PyTorch dtype names and widths: torch/_C/_VariableFunctions dtypes
+ * (element_size()), PyTorch 2.x; aliases from torch/__init__.py
+ * (`torch.float` = float32, `torch.half` = float16, …), TensorFlow's
+ * DataTypeString (tensorflow/core/framework/types.cc: "float", "double",
+ * "half") and JAX/NumPy short names (jnp.dtype(...).str, `f32[…]` in XLA
+ * shape strings). */
+static const struct {
+	const char *name;
+	const char *canonical;
+	int bytes;
+} dtypes[] = {
+	{"float32", "float32", 4}, {"float", "float32", 4}, {"f32", "float32", 4},
+	{"fp32", "float32", 4}, {"single", "float32", 4}, {"tf32", "float32", 4},
+	{"float16", "float16", 2}, {"half", "float16", 2}, {"f16", "float16", 2},
+	{"fp16", "float16", 2},
+	{"bfloat16", "bfloat16", 2}, {"bf16", "bfloat16", 2},
+	{"float64", "float64", 8}, {"double", "float64", 8}, {"f64", "float64", 8},
+	{"fp64", "float64", 8},
+	{"float8_e4m3fn", "float8_e4m3fn", 1}, {"float8_e4m3fnuz", "float8_e4m3fnuz", 1},
+	{"float8_e5m2", "float8_e5m2", 1}, {"float8_e5m2fnuz", "float8_e5m2fnuz", 1},
+	{"float8_e8m0fnu", "float8_e8m0fnu", 1}, {"fp8", "float8_e4m3fn", 1},
+	{"f8e4m3fn", "float8_e4m3fn", 1}, {"f8e5m2", "float8_e5m2", 1},
+	{"int8", "int8", 1}, {"i8", "int8", 1}, {"char", "int8", 1},
+	{"uint8", "uint8", 1}, {"u8", "uint8", 1}, {"byte", "uint8", 1},
+	{"int16", "int16", 2}, {"short", "int16", 2}, {"i16", "int16", 2},
+	{"uint16", "uint16", 2}, {"u16", "uint16", 2},
+	{"int32", "int32", 4}, {"int", "int32", 4}, {"i32", "int32", 4},
+	{"uint32", "uint32", 4}, {"u32", "uint32", 4},
+	{"int64", "int64", 8}, {"long", "int64", 8}, {"i64", "int64", 8},
+	{"uint64", "uint64", 8}, {"u64", "uint64", 8},
+	{"bool", "bool", 1}, {"pred", "bool", 1},
+	{"complex64", "complex64", 8}, {"cfloat", "complex64", 8}, {"c64", "complex64", 8},
+	{"complex128", "complex128", 16}, {"cdouble", "complex128", 16},
+	{"c128", "complex128", 16},
+	{"complex32", "complex32", 4}, {"chalf", "complex32", 4},
+};
+
+int kg_dtype_bytes(const char *name, const char **canonical)
+{
+	if (!name)
+		return -1;
+	if (strncasecmp(name, "torch.", 6) == 0)
+		name += 6;
+	else if (strncasecmp(name, "tf.", 3) == 0)
+		name += 3;
+	else if (strncasecmp(name, "jnp.", 4) == 0)
+		name += 4;
+	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
+		if (strcasecmp(name, dtypes[i].name) == 0) {
+			if (canonical)
+				*canonical = dtypes[i].canonical;
+			return dtypes[i].bytes;
+		}
+	}
+	return -1;
+}
+
+int kg_precision_bytes(const char *p)
+{
+	static const struct { const char *name; int bytes; } prec[] = {
+		{"32", 4}, {"32-true", 4}, {"fp32", 4}, {"float32", 4}, {"no", 4}, {"false", 4},
+		{"16", 2}, {"16-mixed", 2}, {"16-true", 2}, {"bf16-mixed", 2}, {"bf16-true", 2},
+		{"mixed", 2}, {"amp", 2}, {"true", 2}, {"fp16", 2}, {"bf16", 2},
+		{"64", 8}, {"64-true", 8},
+	};
+	if (!p)
+		return -1;
+	for (size_t i = 0; i < sizeof prec / sizeof prec[0]; i++)
+		if (strcasecmp(p, prec[i].name) == 0)
+			return prec[i].bytes;
+	return kg_dtype_bytes(p, NULL);
 }

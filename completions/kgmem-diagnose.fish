@@ -1,0 +1,52 @@
+# fish completion for kgmem-diagnose(1); installed to vendor_completions.d.
+
+set -l subcommands snapshot calc explain rules
+
+function __kgmem_diagnose_rule_ids
+    set -l cmd (commandline -opc)[1]
+    command $cmd rules list 2>/dev/null | string match -rv '^\s*(#|$)' | string replace -r '\s.*' ''
+end
+
+complete -c kgmem-diagnose -f
+# Subcommands, only as the first argument.
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and test (count (commandline -opc)) -eq 1" \
+    -a snapshot -d 'View an allocator snapshot, memory_stats or memory_summary'
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and test (count (commandline -opc)) -eq 1" \
+    -a calc -d 'Closed-form tensor sizes; solve for a dimension'
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and test (count (commandline -opc)) -eq 1" \
+    -a explain -d 'Which product of known numbers makes a size'
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and test (count (commandline -opc)) -eq 1" \
+    -a rules -d 'List, show or check rules'
+
+# Main options.
+set -l main "not __fish_seen_subcommand_from $subcommands"
+complete -c kgmem-diagnose -n $main -F
+complete -c kgmem-diagnose -n $main -s c -l config -r -F -d 'Training config (YAML)'
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules" -s f -l format -x -a 'text json markdown github sarif' -d 'Output format'
+complete -c kgmem-diagnose -n $main -l fail-on -x -a 'never info warning error' -d 'Exit 1 when a finding is at least LEVEL'
+complete -c kgmem-diagnose -n $main -l diff -d 'Print suggested config changes as a unified diff'
+complete -c kgmem-diagnose -n $main -l apply -d 'Write suggested config changes (atomic, .orig backup)'
+complete -c kgmem-diagnose -n $main -s r -l rules -x -a '(__fish_complete_directories)' -d 'Extra or replacement rule files'
+complete -c kgmem-diagnose -n $main -s s -l set -x -d 'Supply a fact, NAME=VALUE'
+complete -c kgmem-diagnose -n $main -l color -l colour -x -a 'auto always never' -d 'Colour the text report'
+complete -c kgmem-diagnose -n $main -l progress -d 'Show a progress line even when not a TTY'
+complete -c kgmem-diagnose -n $main -l no-progress -d 'Never show a progress line'
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules" -l svg -r -F -d 'Write a picture of memory over time (SVG)'
+complete -c kgmem-diagnose -n $main -s q -l quiet -d 'Print only the headline of each incident'
+complete -c kgmem-diagnose -n $main -s V -l version -d 'Print version information and exit'
+complete -c kgmem-diagnose -s h -l help -d 'Print help and exit'
+
+# snapshot FILE...
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from snapshot' -F
+# calc EXPR... [--budget SIZE] [--solve NAME]
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc' -l budget -x -d 'Memory budget (e.g. 9GiB)'
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc' -l solve -x -d 'Name to solve for'
+# explain SIZE [--config FILE]
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from explain' -s c -l config -r -F -d 'Training config (YAML)'
+# rules list|show ID|check [DIR]
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and not __fish_seen_subcommand_from list show check' \
+    -a 'list show check'
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from show' \
+    -a '(__kgmem_diagnose_rule_ids)' -d 'Rule'
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from check' \
+    -a '(__fish_complete_directories)'

@@ -1,0 +1,472 @@
+/* patch.c — see include/patch.h. */
+#include "patch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <yaml.h>
+
+static bool plain_safe(const char *v)
+{
+	if (!*v || strchr("-?:,[]{}#&*!|>'\"%@`~ ", v[0]))
+		return v[0] == '-' && v[1] >= '0' && v[1] <= '9';
+	for (const char *s = v; *s; s++)
+		if (*s == '#' || *s == ':' || *s == '\n' || (unsigned char)*s < ' ')
+			return false;
+	return v[strlen(v) - 1] != ' ';
+}
+
+/* The value written in the style of the scalar it replaces. */
+static char *render(const char *v, int style)
+{
+	kg_buf b = {0};
+	if (style == YAML_SINGLE_QUOTED_SCALAR_STYLE) {
+		kg_buf_putc(&b, '\'');
+		for (const char *s = v; *s; s++) {
+			if (*s == '\'')
+				kg_buf_putc(&b, '\'');
+			kg_buf_putc(&b, *s);
+		}
+		kg_buf_putc(&b, '\'');
+	} else if (style == YAML_DOUBLE_QUOTED_SCALAR_STYLE || !plain_safe(v)) {
+		kg_buf_putc(&b, '"');
+		for (const char *s = v; *s; s++) {
+			if (*s == '"' || *s == '\\')
+				kg_buf_putc(&b, '\\');
+			kg_buf_putc(&b, *s);
+		}
+		kg_buf_putc(&b, '"');
+	} else {
+		kg_buf_puts(&b, v);
+	}
+	return kg_buf_steal(&b);
+}
+
+static int find_role(const kg_config *c, const char *role)
+{
+	for (size_t r = 0; r < c->nroles; r++)
+		if (!strcmp(c->roles[r].name, role))
+			return (int)r;
+	return -1;
+}
+
+/* Byte offset just past the last content of an entry's value: for block
+ * collections libyaml's end mark sits at the next token, so back up over
+ * blank and comment-only lines. */
+static size_t content_end(const kg_config *c, const kg_config_entry *e)
+{
+	if (e->kind == KG_CFG_SCALAR || e->flow)
+		return e->end;
+	size_t o = e->end;
+	for (;;) {
+		size_t ls = o;
+		while (ls > 0 && c->text[ls - 1] != '\n')
+			ls--;
+		/* is [ls, o) blank or a comment? */
+		size_t k = ls;
+		while (k < o && (c->text[k] == ' ' || c->text[k] == '\t'))
+			k++;
+		if (k < o && c->text[k] != '#' && c->text[k] != '\n')
+			return o;
+		if (ls == 0)
+			return 0;
+		o = ls - 1; /* the newline ending the previous line */
+	}
+}
+
+static void add_edit(kg_patch *p, size_t start, size_t end, char *text)
+{
+	p->edits = kg_realloc(p->edits, (p->nedits + 1) * sizeof *p->edits);
+	size_t i = p->nedits++;
+	while (i > 0 && p->edits[i - 1].start > start) {
+		p->edits[i] = p->edits[i - 1];
+		i--;
+	}
+	p->edits[i] = (struct kg_patch_edit){start, end, text};
+}
+
+static int plan_insert(kg_patch *p, const kg_config *c, const kg_role *r, const char *value,
+		       kg_error *err)
+{
+	long target = -1; /* mapping entry, -1 = root */
+	if (r->near) {
+		const kg_config_entry *n = kg_config_role(c, r->near);
+		if (n)
+			target = n->parent;
+	}
+	if (target >= 0 && c->v[target].flow)
+		return kg_fail_line(err, c->v[target].line, "%s is a flow mapping; add %s: %s by hand",
+				    c->v[target].path, r->insert, value);
+	if (target < 0 && !c->root_mapping)
+		return kg_fail_line(err, 1, "the document is a flow mapping; add %s: %s by hand",
+				    r->insert, value);
+	long last = -1, column = c->root_column;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].parent == target) {
+			last = (long)i;
+			column = c->v[i].key_column;
+		}
+	size_t at = c->len;
+	if (last >= 0) {
+		/* after the last line of the last child (and its descendants) */
+		size_t o = content_end(c, &c->v[last]);
+		for (size_t i = (size_t)last + 1; i < c->n; i++) {
+			long a = c->v[i].parent;
+			while (a >= 0 && a != last)
+				a = c->v[a].parent;
+			if (a == last && content_end(c, &c->v[i]) > o)
+				o = content_end(c, &c->v[i]);
+		}
+		while (o < c->len && c->text[o] != '\n')
+			o++;
+		at = o < c->len ? o + 1 : c->len;
+	}
+	kg_buf b = {0};
+	if (at == c->len && c->len > 0 && c->text[c->len - 1] != '\n')
+		kg_buf_putc(&b, '\n');
+	for (long i = 0; i < column; i++)
+		kg_buf_putc(&b, ' ');
+	char *v = render(value, YAML_PLAIN_SCALAR_STYLE);
+	kg_buf_printf(&b, "%s: %s\n", r->insert, v);
+	free(v);
+	add_edit(p, at, at, kg_buf_steal(&b));
+	return 0;
+}
+
+void kg_patch_free(kg_patch *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nedits; i++)
+		free(p->edits[i].text);
+	free(p->edits);
+	free(p->path);
+	free(p->old_text);
+	free(p->new_text);
+	free(p);
+}
+
+kg_patch *kg_patch_make(const kg_config *c, const char *const *roles,
+			const char *const *values, size_t n, kg_error *err)
+{
+	kg_patch *p = kg_calloc(1, sizeof *p);
+	p->path = kg_strdup(c->path);
+	p->old_text = kg_strndup(c->text, c->len);
+	p->old_len = c->len;
+	p->st = c->st;
+	for (size_t i = 0; i < n; i++) {
+		bool later = false; /* the last setting of a role wins */
+		for (size_t j = i + 1; j < n; j++)
+			later |= !strcmp(roles[i], roles[j]);
+		if (later)
+			continue;
+		int r = find_role(c, roles[i]);
+		if (r < 0) {
+			kg_fail(err, "unknown config role '%s' (see rules/keys.yaml)", roles[i]);
+			goto fail;
+		}
+		const kg_config_entry *e = kg_config_role(c, roles[i]);
+		if (!e) {
+			/* a key of the role that holds something else is not "missing" */
+			for (size_t k = 0; k < c->n && !e; k++)
+				if (c->v[k].role == r)
+					e = &c->v[k];
+			if (e && e->kind != KG_CFG_SCALAR) {
+				kg_fail_line(err, e->key_line, "%s is a %s, not a value; cannot set %s to %s",
+					     e->path, e->kind == KG_CFG_MAPPING ? "mapping" : "sequence",
+					     roles[i], values[i]);
+				goto fail;
+			}
+			if (!e) {
+				if (plan_insert(p, c, &c->roles[r], values[i], err) < 0)
+					goto fail;
+				continue;
+			}
+		}
+		if (e->style == YAML_LITERAL_SCALAR_STYLE || e->style == YAML_FOLDED_SCALAR_STYLE) {
+			kg_fail_line(err, e->line, "%s is a block scalar; cannot edit it in place", e->path);
+			goto fail;
+		}
+		/* keep a trailing comment's column: pad or eat the spaces before '#' */
+		char *t = render(values[i], e->style);
+		size_t sp = e->end, end = e->end;
+		while (sp < c->len && c->text[sp] == ' ')
+			sp++;
+		if (sp < c->len && c->text[sp] == '#' && sp > e->end) {
+			long room = (long)(sp - e->start) - (long)strlen(t);
+			kg_buf b = {0};
+			kg_buf_puts(&b, t);
+			for (long k = 0; k < (room < 1 ? 1 : room); k++)
+				kg_buf_putc(&b, ' ');
+			free(t);
+			t = kg_buf_steal(&b);
+			end = sp;
+		}
+		add_edit(p, e->start, end, t);
+	}
+	kg_buf b = {0};
+	size_t at = 0;
+	for (size_t i = 0; i < p->nedits; i++) {
+		kg_buf_append(&b, p->old_text + at, p->edits[i].start - at);
+		kg_buf_puts(&b, p->edits[i].text);
+		at = p->edits[i].end;
+	}
+	kg_buf_append(&b, p->old_text + at, p->old_len - at);
+	p->new_len = b.len;
+	p->new_text = kg_buf_steal(&b);
+
+	/* the result must parse and say what we meant */
+	kg_error perr = {0};
+	kg_config *check = kg_config_parse(c->path, p->new_text, p->new_len, NULL, &perr);
+	if (!check) {
+		kg_fail_line(err, perr.line, "edited config does not parse (%s); not changed", perr.msg);
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const kg_config_entry *e = kg_config_role(check, roles[i]);
+		if (!e || strcmp(e->value, values[i]) != 0) {
+			kg_fail(err, "edited config does not set %s to %s (got %s); not changed",
+				roles[i], values[i], e ? e->value : "nothing");
+			kg_config_free(check);
+			goto fail;
+		}
+	}
+	kg_config_free(check);
+	return p;
+fail:
+	kg_patch_free(p);
+	return NULL;
+}
+
+/* ---- unified diff ---- */
+
+typedef struct lines {
+	const char *text;
+	size_t len;
+	size_t *start; /* start[i] = offset of line i; start[n] = len */
+	size_t n;
+} lines;
+
+static void split(lines *L, const char *text, size_t len)
+{
+	L->text = text;
+	L->len = len;
+	L->n = 0;
+	L->start = kg_malloc(sizeof(size_t));
+	L->start[0] = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n' || i + 1 == len) {
+			L->start = kg_realloc(L->start, (L->n + 2) * sizeof(size_t));
+			L->start[++L->n] = i + 1;
+		}
+	}
+}
+
+static size_t line_of(const lines *L, size_t off)
+{
+	size_t lo = 0, hi = L->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (L->start[mid + 1] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void emit(kg_buf *b, char tag, const lines *L, size_t i)
+{
+	size_t s = L->start[i], e = L->start[i + 1];
+	kg_buf_putc(b, tag);
+	kg_buf_append(b, L->text + s, e - s);
+	if (e == 0 || L->text[e - 1] != '\n')
+		kg_buf_puts(b, "\n\\ No newline at end of file\n");
+}
+
+/* one change: old lines [oa, ob) become new lines [na, nb) */
+typedef struct change {
+	size_t oa, ob, na, nb;
+} change;
+
+char *kg_patch_diff(const kg_patch *p)
+{
+	lines O, N;
+	split(&O, p->old_text, p->old_len);
+	split(&N, p->new_text, p->new_len);
+	/* map edits to whole-line changes; new offsets shift by the edits so far */
+	change *ch = NULL;
+	size_t nch = 0;
+	long shift = 0;
+	for (size_t i = 0; i < p->nedits; i++) {
+		const struct kg_patch_edit *e = &p->edits[i];
+		size_t tl = strlen(e->text);
+		size_t oa, ob;
+		if (e->start == e->end && (e->start == 0 || p->old_text[e->start - 1] == '\n')) {
+			oa = ob = e->start >= p->old_len ? O.n : line_of(&O, e->start);
+		} else {
+			oa = line_of(&O, e->start);
+			ob = line_of(&O, e->end > e->start ? e->end - 1 : e->start) + 1;
+			if (ob > O.n)
+				ob = O.n;
+		}
+		size_t ns = (size_t)((long)(oa < O.n ? O.start[oa] : O.len) + shift);
+		long delta = (long)tl - (long)(e->end - e->start);
+		size_t ne = (size_t)((long)(ob < O.n ? O.start[ob] : O.len) + shift + delta);
+		size_t na = ns >= N.len ? N.n : line_of(&N, ns);
+		size_t nb = ne >= N.len ? N.n : line_of(&N, ne);
+		if (ne > ns && nb == na && ne <= N.len)
+			nb = na + 1;
+		shift += delta;
+		if (nch && ch[nch - 1].ob >= oa) {
+			ch[nch - 1].ob = ob > ch[nch - 1].ob ? ob : ch[nch - 1].ob;
+			ch[nch - 1].nb = nb > ch[nch - 1].nb ? nb : ch[nch - 1].nb;
+			continue;
+		}
+		ch = kg_realloc(ch, (nch + 1) * sizeof *ch);
+		ch[nch++] = (change){oa, ob, na, nb};
+	}
+	kg_buf b = {0};
+	if (nch)
+		kg_buf_printf(&b, "--- a/%s\n+++ b/%s\n", p->path, p->path);
+	const size_t C = 3;
+	for (size_t i = 0; i < nch;) {
+		size_t j = i;
+		while (j + 1 < nch && ch[j + 1].oa - ch[j].ob <= 2 * C)
+			j++;
+		size_t oa = ch[i].oa > C ? ch[i].oa - C : 0;
+		size_t ob = ch[j].ob + C < O.n ? ch[j].ob + C : O.n;
+		size_t na = ch[i].na - (ch[i].oa - oa);
+		size_t nb = ch[j].nb + (ob - ch[j].ob);
+		size_t os = ob - oa, nsz = nb - na;
+		kg_buf_printf(&b, "@@ -%zu", os ? oa + 1 : oa);
+		if (os != 1)
+			kg_buf_printf(&b, ",%zu", os);
+		kg_buf_printf(&b, " +%zu", nsz ? na + 1 : na);
+		if (nsz != 1)
+			kg_buf_printf(&b, ",%zu", nsz);
+		kg_buf_puts(&b, " @@\n");
+		size_t o = oa;
+		for (size_t k = i; k <= j; k++) {
+			for (; o < ch[k].oa; o++)
+				emit(&b, ' ', &O, o);
+			for (size_t x = ch[k].oa; x < ch[k].ob; x++)
+				emit(&b, '-', &O, x);
+			for (size_t x = ch[k].na; x < ch[k].nb; x++)
+				emit(&b, '+', &N, x);
+			o = ch[k].ob;
+		}
+		for (; o < ob; o++)
+			emit(&b, ' ', &O, o);
+		i = j + 1;
+	}
+	free(ch);
+	free(O.start);
+	free(N.start);
+	return kg_buf_steal(&b);
+}
+
+/* ---- writing ---- */
+
+static int write_temp(const char *path, const char *text, size_t len, mode_t mode,
+		      char **tmp_out, kg_error *err)
+{
+	char *tmp = kg_asprintf("%s.kgmem-XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		kg_fail(err, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	size_t off = 0;
+	bool ok = fchmod(fd, mode & 07777) == 0;
+	while (ok && off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		off += ok ? (size_t)w : 0;
+	}
+	ok = ok && fsync(fd) == 0;
+	int saved = errno;
+	if (close(fd) != 0)
+		ok = false;
+	if (!ok) {
+		unlink(tmp);
+		kg_fail(err, "%s: cannot write: %s", path, strerror(saved ? saved : EIO));
+		free(tmp);
+		return -1;
+	}
+	*tmp_out = tmp;
+	return 0;
+}
+
+int kg_patch_apply(const kg_patch *p, kg_error *err)
+{
+	if (access(p->path, W_OK) != 0)
+		return kg_fail(err, "%s: not writable: %s", p->path, strerror(errno));
+	FILE *f = fopen(p->path, "rb");
+	if (!f)
+		return kg_fail(err, "%s: cannot reopen: %s", p->path, strerror(errno));
+	kg_buf now = {0};
+	char chunk[65536];
+	size_t r;
+	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0 && now.len <= p->old_len)
+		kg_buf_append(&now, chunk, r);
+	fclose(f);
+	bool same = now.len == p->old_len && (!now.len || memcmp(now.data, p->old_text, now.len) == 0);
+	kg_buf_free(&now);
+	if (!same)
+		return kg_fail(err, "%s: changed since it was read; not written", p->path);
+	mode_t mode = p->st.st_mode ? p->st.st_mode : 0644;
+	char *orig = kg_asprintf("%s.orig", p->path);
+	char *tmp_new = NULL, *tmp_orig = NULL;
+	int rc = -1;
+	if (write_temp(p->path, p->new_text, p->new_len, mode, &tmp_new, err) < 0)
+		goto out;
+	if (write_temp(orig, p->old_text, p->old_len, mode, &tmp_orig, err) < 0)
+		goto out;
+	if (rename(tmp_orig, orig) != 0) {
+		kg_fail(err, "%s: cannot write backup: %s", orig, strerror(errno));
+		goto out;
+	}
+	free(tmp_orig);
+	tmp_orig = NULL;
+	if (rename(tmp_new, p->path) != 0) {
+		kg_fail(err, "%s: cannot replace: %s", p->path, strerror(errno));
+		goto out;
+	}
+	free(tmp_new);
+	tmp_new = NULL;
+	rc = 0;
+out:
+	if (tmp_new) {
+		unlink(tmp_new);
+		free(tmp_new);
+	}
+	if (tmp_orig) {
+		unlink(tmp_orig);
+		free(tmp_orig);
+	}
+	free(orig);
+	return rc;
+}
+
+char *kg_patch_plan(const char *config_path, const char **roles, const char **values,
+		    size_t n, kg_error *err)
+{
+	kg_config *c = kg_config_load(config_path, err);
+	if (!c)
+		return NULL;
+	kg_patch *p = kg_patch_make(c, roles, values, n, err);
+	kg_config_free(c);
+	if (!p)
+		return NULL;
+	char *d = kg_patch_diff(p);
+	kg_patch_free(p);
+	return d;
+}

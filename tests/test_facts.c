@@ -1,0 +1,211 @@
+/* test_facts.c — facts from an incident (with derivations and intervals),
+ * --set parsing, value formatting, and the log readings / parallelism
+ * parsers with their series facts. */
+#include "facts.h"
+#include "incident.h"
+#include "logfacts.h"
+#include "tap.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static kg_size sz(const char *s)
+{
+	kg_size v = kg_size_none();
+	kg_size_parse_str(s, &v);
+	return v;
+}
+
+static double num(const kg_facts *f, const char *name)
+{
+	const kg_fact *x = kg_facts_get(f, name);
+	return x ? x->num : NAN;
+}
+
+static const char *str(const kg_facts *f, const char *name)
+{
+	const kg_fact *x = kg_facts_get(f, name);
+	return x ? x->str : NULL;
+}
+
+static size_t readings(const char *line, kg_reading *out)
+{
+	return kg_parse_readings(line, strlen(line), out, 8);
+}
+
+static int64_t hint(const char *line)
+{
+	int64_t j = 0;
+	const char *k = NULL;
+	return kg_parse_parallel_hint(line, strlen(line), &j, &k) ? j : -1;
+}
+
+int main(void)
+{
+	/* seed 004: a 2.x message with "Process has" (no pid) */
+	kg_incident inc;
+	kg_incident_init(&inc);
+	inc.family = "pytorch2";
+	inc.line = 42;
+	inc.mem.requested = sz("16.00 MiB");
+	inc.mem.total_capacity = sz("23.56 GiB");
+	inc.mem.free = sz("33.56 MiB");
+	inc.mem.process_in_use = sz("22.88 GiB");
+	inc.mem.allocated = sz("21.13 GiB");
+	inc.mem.reserved_unallocated = sz("1.41 GiB");
+	inc.alloc_conf = kg_strdup("expandable_segments:True,max_split_size_mb:128,garbage_colection_threshold:0.6");
+	inc.alloc_conf_var = kg_strdup("PYTORCH_CUDA_ALLOC_CONF");
+	inc.alloc_conf_line = 3;
+	kg_facts f = {0};
+	kg_facts_from_incident(&inc, "run.log", &f);
+
+	const kg_fact *r = kg_facts_get(&f, "oom.reserved");
+	TAP_OK(r && r->derived, "oom.reserved is derived for 2.x");
+	TAP_EQ_I64(llround(r->lo), sz("21.13 GiB").lo + sz("1.41 GiB").lo, "its interval's low end adds the low ends");
+	TAP_EQ_I64(llround(r->hi), sz("21.13 GiB").hi + sz("1.41 GiB").hi, "and the high ends");
+	TAP_EQ_STR(kg_facts_get(&f, "oom.requested")->provenance, "run.log:42", "provenance path:line");
+	double non_pt = num(&f, "oom.non_pytorch");
+	TAP_OK(fabs(non_pt - (sz("23.56 GiB").bytes - sz("33.56 MiB").bytes - r->num)) < 1,
+	       "non_pytorch = total - free - reserved");
+	TAP_OK(fabs(num(&f, "oom.process_share") - 22.88 / 23.56) < 1e-9, "process_share");
+	TAP_OK(fabs(num(&f, "oom.headroom") - (double)(sz("33.56 MiB").bytes + sz("1.41 GiB").bytes)) < 1,
+	       "headroom = free + reserved_unallocated");
+	TAP_EQ_I64(num(&f, "oom.other_processes.count"), 0, "no other process listed");
+	TAP_EQ_I64(num(&f, "parallel.max_jobs"), 1, "one job of 22.9 GiB fits in 23.56 GiB");
+	TAP_EQ_I64(num(&f, "alloc_conf.expandable_segments"), 1, "expandable_segments parsed");
+	TAP_EQ_I64(num(&f, "alloc_conf.max_split_size"), 128 << 20, "max_split_size_mb in bytes");
+	TAP_EQ_STR(str(&f, "alloc_conf.unknown_keys"), "garbage_colection_threshold", "misspelled option found");
+	TAP_EQ_STR(kg_facts_get(&f, "alloc_conf")->provenance, "run.log:3", "alloc_conf provenance is its own line");
+	TAP_EQ_I64(num(&f, "cascade.count"), 0, "no follow-ups");
+	TAP_OK(!kg_facts_get(&f, "oom.allowed"), "unstated sizes are absent, not 0");
+
+	/* --set overrides and re-derives; a stated fact is never overwritten by derivation */
+	kg_error err = {0};
+	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.free=12GiB", &err), 0, "--set oom.free=12GiB");
+	TAP_OK(fabs(num(&f, "oom.headroom") - (double)(sz("12 GiB").bytes + sz("1.41 GiB").bytes)) < 1,
+	       "headroom re-derived from the override");
+	TAP_EQ_STR(kg_facts_get(&f, "oom.free")->provenance, "--set", "override provenance");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.reserved=30GiB", &err), 0, "--set a derived fact");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.allocated=1GiB", &err), 0, "then change an input");
+	TAP_EQ_I64(num(&f, "oom.reserved"), 30LL << 30, "the --set value survives derivation");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "dataset.entities=40,943", &err), 0, "count with separators");
+	TAP_EQ_I64(num(&f, "dataset.entities"), 40943, "dataset.entities");
+	TAP_EQ_I64(kg_facts_get(&f, "dataset.entities")->type, KG_FACT_COUNT, "a number under a prefix is a count");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "config.eval_batch_size=128", &err), 0, "config role");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "calc.full_ranking.bytes=19.99 GiB", &err), 0, "size under calc.*");
+	TAP_EQ_I64(kg_facts_get(&f, "calc.full_ranking.bytes")->type, KG_FACT_BYTES, "is bytes");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.process_share=97%", &err), 0, "ratio as a percentage");
+	TAP_OK(fabs(num(&f, "oom.process_share") - 0.97) < 1e-12, "97%% is 0.97");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.requsted=1GiB", &err), -1, "unknown name refused");
+	TAP_OK(strstr(err.msg, "oom.requsted") != NULL, "error names it: %s", err.msg);
+	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.free=lots", &err), -1, "bad size refused");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "step=ten", &err), -1, "bad count refused");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "=3", &err), -1, "no name refused");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "torch.version=2.4.1", &err), 0, "torch.version");
+	TAP_EQ_I64(num(&f, "torch.version_code"), 204, "version_code derived");
+	kg_facts_free(&f);
+	kg_incident_free(&inc);
+
+	/* 2.2+ lists this process as "Process N has": told apart from others */
+	kg_incident_init(&inc);
+	inc.mem.requested = sz("4.39 GiB");
+	inc.mem.total_capacity = sz("22.30 GiB");
+	inc.mem.free = sz("2.94 GiB");
+	inc.mem.allocated = sz("9.83 GiB");
+	inc.mem.reserved_unallocated = sz("9.20 GiB");
+	kg_proc procs[2] = {{48849, sz("19.36 GiB")}, {777, sz("3.00 GiB")}};
+	inc.mem.procs = kg_malloc(sizeof procs);
+	memcpy(inc.mem.procs, procs, sizeof procs);
+	inc.mem.nprocs = 2;
+	kg_facts_from_incident(&inc, "ci.log", &f);
+	TAP_EQ_I64(num(&f, "oom.process_in_use"), sz("19.36 GiB").bytes, "this process found among the listed");
+	TAP_EQ_I64(num(&f, "oom.other_processes.count"), 1, "one other process");
+	TAP_EQ_I64(num(&f, "oom.other_processes.bytes"), sz("3.00 GiB").bytes, "its memory");
+	kg_facts_free(&f);
+	kg_incident_free(&inc);
+
+	/* formatting */
+	char buf[64];
+	TAP_EQ_STR(kg_fact_value_format(KG_FACT_BYTES, 21464350720.0, NULL, buf, sizeof buf), "19.99 GiB", "bytes");
+	TAP_EQ_STR(kg_fact_value_format(KG_FACT_COUNT, 1024, NULL, buf, sizeof buf), "1,024", "count");
+	TAP_EQ_STR(kg_fact_value_format(KG_FACT_COUNT, 999, NULL, buf, sizeof buf), "999", "small count");
+	TAP_EQ_STR(kg_fact_value_format(KG_FACT_COUNT, 1234567, NULL, buf, sizeof buf), "1,234,567", "millions");
+	TAP_EQ_STR(kg_fact_value_format(KG_FACT_RATIO, 0.9712, NULL, buf, sizeof buf), "97 %", "ratio");
+	TAP_EQ_STR(kg_fact_value_format(KG_FACT_RATIO, 0.005, NULL, buf, sizeof buf), "0.5 %", "small ratio");
+
+	/* readings parser */
+	kg_reading rd[8];
+	TAP_EQ_I64(readings("Epoch 3 | Memory: 3.20GB allocated, 4.10GB reserved", rd), 2, "seed 002 print");
+	TAP_EQ_I64(rd[0].kind, KG_READ_ALLOCATED, "allocated");
+	TAP_EQ_I64(rd[0].value.bytes, sz("3.20 GiB").bytes, "3.20GB read as binary");
+	TAP_EQ_I64(rd[1].kind, KG_READ_RESERVED, "reserved");
+	TAP_EQ_I64(rd[0].epoch, 3, "epoch on the same line");
+	TAP_EQ_I64(readings("[2024-01-01] step 120 MemAllocated=0.93GB MaxMemAllocated=1.5GB", rd), 2, "DeepSpeed key=value");
+	TAP_EQ_I64(rd[0].kind, KG_READ_ALLOCATED, "MemAllocated is allocated");
+	TAP_EQ_I64(rd[1].kind, KG_READ_MAX_ALLOCATED, "MaxMemAllocated is a peak");
+	TAP_EQ_I64(rd[0].step, 120, "step on the same line");
+	TAP_EQ_I64(readings("MA 0.93 GB         Max_MA 1.2 GB         CA 1.5 GB         Max_CA 2 GB", rd), 4,
+		   "DeepSpeed see_memory_usage");
+	TAP_EQ_I64(rd[2].kind, KG_READ_RESERVED, "CA is reserved");
+	TAP_EQ_I64(readings("torch.cuda.max_memory_allocated(): 3.2 GiB", rd), 1, "max_memory_allocated()");
+	TAP_EQ_I64(rd[0].kind, KG_READ_MAX_ALLOCATED, "is a peak");
+	TAP_EQ_I64(readings("memory_allocated: 123456789", rd), 1, "bare integer is bytes");
+	TAP_EQ_I64(rd[0].value.bytes, 123456789, "exact");
+	TAP_EQ_I64(readings("allocated: 2.5 GiB, reserved: 3.0 GiB", rd), 2, "word: value");
+	TAP_EQ_I64(readings("Maximum allocated 2 tensors of 3 MB", rd), 0, "no reading in prose");
+	TAP_EQ_I64(readings("the cache was reserved for 3 days", rd), 0, "reserved without a size");
+	TAP_EQ_I64(readings("Loss 0.123 acc 0.9", rd), 0, "no keyword at all");
+
+	/* parallelism hints */
+	TAP_EQ_I64(hint("study.optimize(objective, n_trials=100, n_jobs=4)"), 4, "Optuna n_jobs");
+	TAP_EQ_I64(hint("Trials: 6000 | Parallel: 4 (reduced) | Epochs: 100"), 4, "Parallel: 4 (seed 004)");
+	TAP_EQ_I64(hint("PAR ?= 4"), 4, "Makefile PAR");
+	TAP_EQ_I64(hint("torchrun --nproc_per_node=8 train.py"), 8, "torchrun");
+	TAP_EQ_I64(hint("torchrun --nproc-per-node 2 train.py"), 2, "torchrun dashed");
+	TAP_EQ_I64(hint("+ pytest -x -n 6 tests/"), 6, "pytest -n");
+	TAP_EQ_I64(hint("pytest -n auto tests/"), -1, "-n auto is not a count");
+	TAP_EQ_I64(hint("[gw3] PASSED tests/test_a.py::test_x"), 4, "xdist worker id gw3");
+	TAP_EQ_I64(hint("created: 8/8 workers"), 8, "xdist created");
+	TAP_EQ_I64(hint("n_jobs=-1"), -1, "n_jobs=-1 is not a count");
+	TAP_EQ_I64(hint("running in parallel with the others"), -1, "prose");
+
+	/* series: growth across epochs (seed 002) */
+	kg_log_facts lf;
+	kg_log_facts_init(&lf);
+	const char *lines[] = {
+		"Epoch 1 | Memory: 3.20GB allocated, 4.10GB reserved",
+		"Epoch 2 | Memory: 5.05GB allocated, 6.00GB reserved",
+		"Epoch 3 | Memory: 6.91GB allocated, 8.00GB reserved",
+		"Epoch 4 | Memory: 8.74GB allocated, 9.90GB reserved",
+	};
+	for (int i = 0; i < 4; i++) {
+		size_t n = readings(lines[i], rd);
+		for (size_t k = 0; k < n; k++)
+			kg_log_facts_add_reading(&lf, &rd[k], KG_NONE, KG_NONE, 10 * (i + 1));
+	}
+	kg_log_facts_add_parallel(&lf, 4, "parallel", 2);
+	kg_facts_from_log(&lf, "train.log", 45, &f);
+	TAP_EQ_I64(num(&f, "log.readings.count"), 8, "8 readings before line 45");
+	TAP_EQ_STR(str(&f, "log.allocated.kind"), "allocated", "allocated preferred");
+	TAP_EQ_STR(str(&f, "log.allocated.per"), "epoch", "grouped per epoch");
+	TAP_EQ_I64(num(&f, "log.allocated.points"), 4, "4 epochs");
+	TAP_EQ_I64(num(&f, "log.allocated.monotonic"), 1, "monotonic");
+	double slope = num(&f, "log.allocated.growth_per_epoch");
+	TAP_OK(fabs(slope - 1.847 * 1073741824.0) < 0.01 * 1073741824.0, "slope ~1.85 GiB/epoch (%.0f)", slope);
+	TAP_EQ_I64(num(&f, "log.parallel_jobs"), 4, "parallel hint");
+	TAP_EQ_STR(kg_facts_get(&f, "log.parallel_jobs")->provenance, "train.log:2", "hint provenance");
+	kg_facts_free(&f);
+	kg_facts_from_log(&lf, "train.log", 25, &f);
+	TAP_EQ_I64(num(&f, "log.allocated.points"), 2, "only readings before the OOM line count");
+	kg_facts_free(&f);
+	/* a reading that falls breaks monotonic */
+	size_t n = readings("Epoch 5 | Memory: 2.00GB allocated", rd);
+	kg_log_facts_add_reading(&lf, &rd[0], KG_NONE, KG_NONE, 50);
+	(void)n;
+	kg_facts_from_log(&lf, "train.log", 0, &f);
+	TAP_EQ_I64(num(&f, "log.allocated.monotonic"), 0, "a fall is not monotonic");
+	kg_facts_free(&f);
+	kg_log_facts_free(&lf);
+	return tap_done();
+}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# test_man_options.sh BINARY MANDIR — every option that `BINARY --help`
+# prints (long and short, subcommand options included), every subcommand
+# and every exit status is documented in man/kgmem-diagnose.1.scd, and every
+# cause of DESIGN §2a in man/kgmem-rules.5.scd. When scdoc is installed the
+# pages must also compile.
+set -u
+bin=$1 mandir=$2
+page=$mandir/kgmem-diagnose.1.scd rules=$mandir/kgmem-rules.5.scd
+fail=0 n=0
+check() { # what, pattern (fixed string), file
+	n=$((n + 1))
+	if grep -qF -- "$2" "$3"; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1: '$2' missing from $(basename "$3")"
+		fail=1
+	fi
+}
+help=$("$bin" --help) || { echo "not ok 1 - $bin --help failed"; echo 1..1; exit 1; }
+longs=$(printf '%s\n' "$help" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+[ -n "$longs" ] || { echo "not ok 1 - no long options in --help"; echo 1..1; exit 1; }
+for o in $longs; do check "long option $o" "*$o*" "$page"; done
+for o in $(printf '%s\n' "$help" | grep -oE -- '(^|[ ,])-[a-zA-Z]([ ,]|$)' | tr -d ' ,' | sort -u); do
+	check "short option $o" "*$o*" "$page"
+done
+for c in snapshot calc explain rules; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
+for c in list show check; do check "rules $c" "*rules $c*" "$page"; done
+for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
+for e in NO_COLOR CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
+for f in text json markdown github sarif; do check "format $f" "*$f*" "$page"; done
+for c in fragmentation capacity oversize eval-blowup activation-peak parallelism leak \
+	 checkpoint alloc-conf host-oom cascade; do
+	check "cause $c" "*$c*" "$rules"
+done
+if command -v scdoc >/dev/null; then
+	for p in "$page" "$rules"; do
+		n=$((n + 1))
+		if out=$(scdoc < "$p" 2>&1 >/dev/null); then echo "ok $n - scdoc compiles $(basename "$p")"
+		else echo "not ok $n - scdoc: $out"; fail=1; fi
+	done
+fi
+echo "1..$n"
+exit $fail
