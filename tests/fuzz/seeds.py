@@ -71,4 +71,20 @@ for src_i, t in enumerate(texts + [open(p, encoding="utf-8", errors="replace").r
             put("traceback", "t%03d-%02d" % (src_i, k), "\n".join(block[:80]) + "\n")
             k += 1
             block = []
+# expr: every `when:` and `{…}` placeholder of the shipped rules
+rules_dir = os.path.join(root, "rules")
+k = 0
+for fn in sorted(os.listdir(rules_dir)) if os.path.isdir(rules_dir) else []:
+    if not fn.endswith(".yaml"):
+        continue
+    text = open(os.path.join(rules_dir, fn), encoding="utf-8").read()
+    for m in re.finditer(r"when: >-?\n((?:    .*\n)+)|when: (.+)\n|\{([^{}\n]+)\}", text):
+        expr = " ".join((m.group(1) or m.group(2) or m.group(3)).split())
+        put("expr", "e%04d" % k, expr)
+        k += 1
+# config: the test configs
+cfg_dir = os.path.join(root, "testdata", "configs")
+for fn in sorted(os.listdir(cfg_dir)) if os.path.isdir(cfg_dir) else []:
+    with open(os.path.join(cfg_dir, fn), "rb") as f:
+        put("config", fn, f.read())
 print("seeds:", {h: len(os.listdir(os.path.join(out, h))) for h in sorted(os.listdir(out))})
