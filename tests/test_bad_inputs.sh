@@ -118,6 +118,9 @@ import sys
 sys.stdout.write(("\x1b[31m" + "\r" * 50 + "[rank0]: " * 20 + "out of memory\n") * 20000 + "(" * 100000 + "\n")' >"$tmp/noise.log"
 TODO="logscan resolve_phase re-scans 200 lines back for every candidate line" \
 expect "ANSI, carriage returns, stacked prefixes" 0 "" --format json "$tmp/noise.log"
+printf 'step 7\nOOM when allocating tensor with shape[16\f112,112,147] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n' >"$tmp/tf-ff.log"
+TODO="oom.c tf_tensor loops forever on a shape with a form feed" \
+expect "TensorFlow shape with a form feed" 0 "" --format json "$tmp/tf-ff.log"
 
 # --- gzip
 gzip -c "$log" >"$tmp/full.gz"

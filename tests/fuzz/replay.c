@@ -2,7 +2,8 @@
  * so the harnesses' checks run in every build (gcc, ASan+UBSan, valgrind):
  * each FILE (or each file of a DIR) is fed once in a child process, and the
  * result is printed as TAP — a crash, abort or sanitizer error in the child
- * is "not ok". Files under a directory named `open` are known, reported
+ * is "not ok", and so is one that runs over REPLAY_SECONDS or
+ * REPLAY_AS_BYTES. Files under a directory named `open` are known, reported
  * bugs not fixed yet: when they fail they print with "# TODO" (expected
  * failures), so the suite stays green; move a file out of `open` when its
  * bug is fixed.
@@ -12,11 +13,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KG_ASAN 1
+#endif
+#endif
+
+/* Bounds for one input, as the fuzzer's -timeout and -rss_limit_mb: a hang
+ * or a runaway allocation is a finding, not a stuck test. ASan reserves
+ * terabytes of address space, so no address-space cap there. */
+#define REPLAY_SECONDS 20
+#define REPLAY_AS_BYTES (4ull << 30)
 
 static int n, failed;
 
@@ -40,8 +56,14 @@ static void replay(const char *path)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		alarm(REPLAY_SECONDS);
+#ifndef KG_ASAN
+		struct rlimit rl = {REPLAY_AS_BYTES, REPLAY_AS_BYTES};
+		setrlimit(RLIMIT_AS, &rl);
+#endif
 		LLVMFuzzerTestOneInput(data, len);
-		_exit(0);
+		free(data);
+		exit(0); /* exit, not _exit: sanitizers and valgrind check for leaks */
 	}
 	int st = 0;
 	waitpid(pid, &st, 0);
