@@ -24,6 +24,9 @@ typedef struct kg_atoms {
 	uint8_t next[KG_ATOMS_MAX];  /* chain of atoms sharing an anchor byte (1-based) */
 	uint8_t lo[16], hi[16];      /* nibble tables for the SIMD class test */
 	uint8_t member[256];         /* scalar fallback */
+	uint8_t next_ok[256][32];    /* per anchor byte: bitset of bytes that
+	                                may follow it in some atom */
+	uint8_t last[256];           /* an atom ends at this anchor byte */
 } kg_atoms;
 
 /* Adds a literal (static storage, 1–255 bytes); its anchor is chosen as the

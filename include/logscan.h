@@ -15,16 +15,25 @@
 
 #define KG_MAX_LINE (1u << 20)   /* 1 MiB: longer lines are cut for matching */
 
-/* Scans one log input, appending incidents and notes to rep. Returns 0, or
+/* Scans one log input, appending incidents and notes to rep, and memory
+ * readings and parallelism hints to lf (logfacts.h; may be NULL). Returns 0, or
  * -1 with err filled when the input cannot be read to the end (incidents
  * found before the fault stay in rep). */
-int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err);
+struct kg_log_facts;
+int kg_scan_log(kg_source *src, kg_report *rep, struct kg_log_facts *lf, kg_error *err);
 
 /* Removes noise prefixes from one line in place (ANSI escapes anywhere;
  * GitHub Actions and other timestamps, Python logging prefixes, `[rankN]:`,
- * `rank N:`, `[defaultN]:`, compose `svc-1  | `, `SUBPROCESS: `) and
+ * `rank N:`, `[defaultN]:`, compose `svc-1  | `, `SUBPROCESS: `, a "# "
+ * comment marker) and
  * returns the new length. *rank is set when a rank prefix was seen, else
  * left alone. */
 size_t kg_strip_noise(char *line, size_t n, int64_t *rank);
+
+struct kg_atoms;
+/* The scanner's literal prefilter: a line in which none of these atoms
+ * occurs is never parsed. Every trigger literal of kg_oom_candidate() must
+ * be covered (tests/test_scanner.c checks it on the dev corpus). */
+const struct kg_atoms *kg_scan_atoms(void);
 
 #endif

@@ -49,6 +49,7 @@ void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos
 typedef struct kg_text_style {
 	bool color;        /* ANSI colours (decided by --color / NO_COLOR / TTY) */
 	bool quiet;        /* -q: headlines only */
+	bool diff;         /* --diff / --apply: print the config patches */
 } kg_text_style;
 
 /* Text report: compiler convention `FILE:LINE: SEVERITY: message [rule]`

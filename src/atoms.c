@@ -6,20 +6,24 @@
 #include <immintrin.h>
 #endif
 
-/* Rough rank of how common a byte is in logs (lower = rarer). Letters by
- * English frequency; digits, spaces and punctuation are frequent in logs. */
+/* Rough rank of how common a byte is in training logs (lower = rarer):
+ * letters by English frequency; the capitals that logs print all the time
+ * (timestamps' T, INFO, WARNING, Epoch, MiB, GB, …) count as common as
+ * their lower case, other capitals a little rarer; digits, blanks and the
+ * punctuation of numbers, paths, key=value pairs and code are frequent;
+ * other punctuation is rare. */
 static int commonness(unsigned char c)
 {
 	static const char by_freq[] = "etaoinshrdlcumwfgypbvkjxqz";
 	if (c >= 'a' && c <= 'z')
 		return 100 + 26 - (int)(strchr(by_freq, c) - by_freq);
-	if (c >= 'A' && c <= 'Z') /* capitals are rarer than any lower-case */
-		return 50 + 26 - (int)(strchr(by_freq, c - 'A' + 'a') - by_freq);
-	if (c >= '0' && c <= '9')
-		return 200;
-	if (c == ' ' || c == '.' || c == ':' || c == '/' || c == '|' || c == ',' || c == '-')
+	if (c >= 'A' && c <= 'Z') {
+		int lower = 100 + 26 - (int)(strchr(by_freq, c - 'A' + 'a') - by_freq);
+		return strchr("TIEWSMBGKPDNRC", c) ? lower : lower - 10;
+	}
+	if ((c >= '0' && c <= '9') || strchr(" .:/|,-=_()[]\"'\t", c))
 		return 250;
-	return 40; /* other punctuation: _ " < ( … */
+	return 40; /* < > ~ ` { } # @ $ % ^ & * ! ? ; + \ and non-ASCII */
 }
 
 int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
@@ -50,6 +54,12 @@ int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
 	}
 	a->lo[c & 15] |= bit;
 	a->member[c] = 1;
+	if (best + 1 < len) {
+		unsigned char d = (unsigned char)lit[best + 1];
+		a->next_ok[c][d >> 3] |= (uint8_t)(1u << (d & 7));
+	} else {
+		a->last[c] = 1;
+	}
 	int idx = a->natoms++;
 	a->atom[idx].lit = lit;
 	a->atom[idx].len = (uint8_t)len;
@@ -60,15 +70,29 @@ int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
 	return 0;
 }
 
-/* Verifies the atoms anchored on buf[i]; returns the ORed classes. */
-static uint32_t verify(const kg_atoms *a, const char *buf, size_t n, size_t i)
+/* Verifies the atoms anchored on buf[i]; returns the ORed classes. The
+ * byte after the anchor is tested against a bitset first (a bigram
+ * filter), which rejects most hits of common anchor letters cheaply. */
+static inline uint32_t verify(const kg_atoms *a, const char *buf, size_t n, size_t i)
 {
+	unsigned char c = (unsigned char)buf[i];
+	if (!a->last[c]) {
+		if (i + 1 >= n)
+			return 0;
+		unsigned char d = (unsigned char)buf[i + 1];
+		if (!(a->next_ok[c][d >> 3] & (1u << (d & 7))))
+			return 0;
+	}
 	uint32_t cls = 0;
 	for (int k = a->first[(unsigned char)buf[i]]; k; k = a->next[k - 1]) {
 		const __typeof__(a->atom[0]) *t = &a->atom[k - 1];
 		if (i < t->anchor || i - t->anchor + t->len > n)
 			continue;
-		if (memcmp(buf + i - t->anchor, t->lit, t->len) == 0)
+		const char *p = buf + i - t->anchor;
+		/* first and last bytes before the full compare */
+		if (p[0] != t->lit[0] || p[t->len - 1] != t->lit[t->len - 1])
+			continue;
+		if (memcmp(p, t->lit, t->len) == 0)
 			cls |= t->cls;
 	}
 	return cls;
@@ -146,10 +170,18 @@ size_t kg_count_newlines(const char *buf, size_t n)
 {
 	size_t c = 0, i = 0;
 #if defined(__x86_64__)
+	/* SSE2: each match is 0xff; psadbw sums 8 bytes at a time, in blocks
+	 * short enough that the 16-bit lane sums cannot overflow */
 	const __m128i nl = _mm_set1_epi8('\n');
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(buf + i));
-		c += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)));
+	const __m128i zero = _mm_setzero_si128();
+	while (i + 16 <= n) {
+		__m128i acc = zero;
+		size_t stop = i + 16 * 128 < n ? i + 16 * 128 : n;
+		for (; i + 16 <= stop; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(buf + i));
+			acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_cmpeq_epi8(v, nl), zero));
+		}
+		c += ((size_t)_mm_cvtsi128_si64(acc) + (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc))) / 255;
 	}
 #endif
 	for (; i < n; i++)

@@ -1,14 +1,40 @@
-/* diagnose.c — the main job (DESIGN §2 data flow): open each input, sniff
- * its kind from content, hand it to its parser, then run the stages that
- * turn evidence into findings, and fill the report. */
+/* diagnose.c — the main job (DESIGN §2 data flow):
+ *
+ *   inputs ──sniff──► parsers ──► evidence ──► facts ──► rules ──► findings ──► patches
+ *
+ * Every input is opened and sniffed (source.c); logs go to the scanner
+ * (logscan.c), YAML configs to config.c; then, per incident, facts are
+ * gathered (facts.c from the incident, logfacts.c from the log around it,
+ * config.c, the calculators of calc.c, --set last), the rules engine
+ * (rules.c) fills findings and the cause, and remedies that set config
+ * roles become one patch per config file (patch.c). */
 #include "diagnose.h"
+#include "calc.h"
+#include "config.h"
+#include "facts.h"
+#include "logfacts.h"
 #include "logscan.h"
+#include "patch.h"
+#include "rules.h"
+#include "snapshot.h"
 #include "source.h"
 #include "util.h"
 
+#include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+typedef struct run {
+	const kg_options *opt;
+	kg_report *rep;
+	kg_config **configs;
+	size_t nconfigs;
+	kg_log_facts *lfs;      /* one per log input, indexed like logs_first */
+	size_t *logs_first;     /* index of each log's first incident */
+	size_t nlogs;
+} run;
 
 static kg_input *add_input(kg_report *rep, const kg_source *src, kg_kind kind)
 {
@@ -22,9 +48,23 @@ static kg_input *add_input(kg_report *rep, const kg_source *src, kg_kind kind)
 	return in;
 }
 
-/* One input: returns 0, or -1 with err filled. */
-static int one_input(const char *path, const kg_options *opt, kg_report *rep, kg_error *err)
+static int add_config(run *R, const char *path, kg_error *err)
 {
+	kg_config *c = kg_config_load(path, err);
+	if (!c)
+		return -1;
+	for (size_t i = 0; i < c->nwarnings; i++)
+		kg_report_note(R->rep, "%s", c->warnings[i]);
+	R->configs = kg_realloc(R->configs, (R->nconfigs + 1) * sizeof *R->configs);
+	R->configs[R->nconfigs++] = c;
+	return 0;
+}
+
+/* One input: returns 0, or -1 with err filled. */
+static int one_input(run *R, const char *path, kg_error *err)
+{
+	const kg_options *opt = R->opt;
+	kg_report *rep = R->rep;
 	kg_source src;
 	if (kg_source_open(&src, path, err) < 0) {
 		kg_source_close(&src);
@@ -43,11 +83,21 @@ static int one_input(const char *path, const kg_options *opt, kg_report *rep, kg
 	int rc = 0;
 	switch (kind) {
 	case KG_KIND_LOG: {
-		rc = kg_scan_log(&src, rep, err);
-		kg_input *in = add_input(rep, &src, kind);
-		in->bytes = src.bytes_read;
+		R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
+		R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
+		kg_log_facts_init(&R->lfs[R->nlogs]);
+		R->logs_first[R->nlogs] = rep->nincidents;
+		rc = kg_scan_log(&src, rep, &R->lfs[R->nlogs], err);
+		R->nlogs++;
+		R->logs_first[R->nlogs] = rep->nincidents;
+		add_input(rep, &src, kind);
 		break;
 	}
+	case KG_KIND_YAML:
+		/* a config named without --config is still a config */
+		add_input(rep, &src, kind);
+		kg_source_close(&src);
+		return add_config(R, path, err);
 	case KG_KIND_EMPTY:
 		rc = kg_fail(err, "empty input: no log text to read");
 		break;
@@ -59,17 +109,22 @@ static int one_input(const char *path, const kg_options *opt, kg_report *rep, kg
 				"torch.cuda.memory._dump_snapshot() instead");
 		break;
 	case KG_KIND_PICKLE:
-		rc = kg_fail_at(err, 0, "an allocator snapshot (pickle); snapshot input is not supported by this build yet");
-		break;
 	case KG_KIND_JSON:
-		rc = kg_fail_at(err, 0, "a JSON document; snapshot and memory_stats input is not supported by this build yet");
+	case KG_KIND_SUMMARY: {
+		struct cJSON *snap = kg_snapshot_load(&src, kind, err);
+		if (!snap) {
+			rc = -1;
+			break;
+		}
+		kg_input *in = add_input(rep, &src, kind);
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(snap, "kind");
+		if (cJSON_IsString(k))
+			in->kind = !strcmp(k->valuestring, "snapshot") ? "snapshot"
+				 : !strcmp(k->valuestring, "memory_stats") ? "memory_stats"
+				 : "memory_summary";
+		cJSON_AddItemToArray(rep->snapshots, snap);
 		break;
-	case KG_KIND_SUMMARY:
-		rc = kg_fail_line(err, 1, "a memory_summary() table; tables are not supported by this build yet");
-		break;
-	case KG_KIND_YAML:
-		rc = kg_fail_line(err, 1, "a YAML training config; pass it with --config (config input is not supported by this build yet)");
-		break;
+	}
 	}
 	kg_source_close(&src);
 	return rc;
@@ -85,20 +140,239 @@ static void first_failed_rank(kg_report *rep)
 	}
 }
 
+static const kg_fact *fact(const kg_facts *f, const char *name)
+{
+	return kg_facts_get(f, name);
+}
+
+/* Calculators that run before the rules, only where their inputs are known
+ * (DESIGN §2). Full ranking (formats.md §8.7): batch × entities × dim ×
+ * components × dtype bytes, and the largest eval batch whose tensor fits in
+ * one block the failed allocation could have had: a new segment (free on
+ * the device) or a cached one (at most the reserved-but-unallocated bytes),
+ * whichever is larger — their sum is not one block. The other temporaries
+ * of the scoring step shrink with the batch too, so this bound is safe. */
+static void calculators(kg_facts *f)
+{
+	const kg_fact *bs = fact(f, "config.eval_batch_size");
+	const kg_fact *ent = fact(f, "dataset.entities");
+	const kg_fact *dim = fact(f, "config.embedding_dim");
+	if (!bs || !ent || !dim || bs->type == KG_FACT_STRING || dim->type == KG_FACT_STRING)
+		return;
+	const kg_fact *model = fact(f, "config.model");
+	int comp = model && model->str ? kg_model_components(model->str) : -1;
+	if (comp <= 0)
+		return; /* an unknown model: no guess */
+	int width = 4;
+	const char *dtype = "float32, assumed";
+	const kg_fact *prec = fact(f, "config.precision");
+	if (prec && prec->str) {
+		const char *canon = NULL;
+		int w = kg_dtype_bytes(prec->str, &canon);
+		if (w > 0) {
+			width = w;
+			dtype = canon ? canon : prec->str;
+		}
+	}
+	int64_t bytes = kg_calc_full_ranking((int64_t)bs->num, (int64_t)ent->num, (int64_t)dim->num,
+					     comp, width);
+	if (bytes <= 0)
+		return;
+	kg_facts_set_bytes(f, "calc.full_ranking.bytes", kg_size_exact(bytes), "calculated");
+	/* the arithmetic, with where each number came from */
+	const kg_fact *bkey = fact(f, "config.eval_batch_size.key");
+	const kg_fact *dkey = fact(f, "config.embedding_dim.key");
+	const kg_fact *dname = fact(f, "dataset.name");
+	char formula[512];
+	snprintf(formula, sizeof formula, "%d (%s components) × %lld (%s) × %lld (%s entities) × %lld (%s) × %d B (%s)",
+		 comp, model->str, (long long)bs->num, bkey && bkey->str ? bkey->str : "eval batch",
+		 (long long)ent->num, dname && dname->str ? dname->str : "dataset",
+		 (long long)dim->num, dkey && dkey->str ? dkey->str : "embedding dim", width, dtype);
+	kg_facts_set_str(f, "calc.full_ranking.formula", formula, "calculated");
+	const kg_fact *fr = fact(f, "oom.free");
+	const kg_fact *ru = fact(f, "oom.reserved_unallocated");
+	if (fr) {
+		int64_t budget = (int64_t)fr->lo;
+		if (ru && (int64_t)ru->lo > budget)
+			budget = (int64_t)ru->lo;
+		int64_t mb = kg_solve_full_ranking_batch(budget, (int64_t)ent->num, (int64_t)dim->num,
+							 comp, width, 0);
+		if (mb > 0)
+			kg_facts_set_num(f, "calc.full_ranking.max_batch", KG_FACT_COUNT, (double)mb, "calculated");
+	}
+}
+
+static int apply_rules(run *R, kg_error *err, bool *usage)
+{
+	const kg_options *opt = R->opt;
+	const char **dirs = kg_malloc((opt->nrules_dirs + 1) * sizeof *dirs);
+	size_t nd = 0;
+	dirs[nd++] = kg_rules_default_dir();
+	for (size_t i = 0; i < opt->nrules_dirs; i++)
+		dirs[nd++] = opt->rules_dirs[i];
+	kg_ruleset *rs = kg_rules_load(dirs, nd, err);
+	free(dirs);
+	if (!rs)
+		return -1;
+	int rc = 0;
+	for (size_t li = 0; li < R->nlogs && rc == 0; li++) {
+		for (size_t i = R->logs_first[li]; i < R->logs_first[li + 1] && rc == 0; i++) {
+			kg_incident *inc = &R->rep->incidents[i];
+			kg_facts f = {0};
+			kg_facts_from_incident(inc, inc->path, &f);
+			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
+			for (size_t c = 0; c < R->nconfigs; c++)
+				kg_config_facts(R->configs[c], &f);
+			/* snapshots and memory_stats/summary tables of the same case */
+			const cJSON *snap;
+			cJSON_ArrayForEach(snap, R->rep->snapshots)
+				kg_snapshot_facts(snap, &f);
+			for (size_t s = 0; s < opt->nsets; s++) {
+				if (kg_facts_set_arg(&f, opt->sets[s], err) < 0) {
+					*usage = true;
+					rc = -1;
+					break;
+				}
+			}
+			if (rc == 0) {
+				calculators(&f);
+				/* --set wins over calculated values too */
+				for (size_t s = 0; s < opt->nsets; s++)
+					kg_facts_set_arg(&f, opt->sets[s], err);
+				kg_rules_apply(rs, inc, &f);
+			}
+			kg_facts_free(&f);
+		}
+	}
+	kg_rules_free(rs);
+	return rc;
+}
+
+/* Remedies that set config roles become one patch per config: the first
+ * (most severe) finding that sets a role wins. Only numeric values are
+ * written; a role the config does not have is inserted by the planner. */
+static int plan_patches(run *R, kg_error *err)
+{
+	if (R->nconfigs == 0)
+		return 0;
+	const char **roles = NULL, **values = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < R->rep->nincidents; i++) {
+		const kg_incident *inc = &R->rep->incidents[i];
+		for (size_t k = 0; k < inc->nfindings; k++) {
+			const kg_finding *fd = &inc->findings[k];
+			for (size_t r = 0; r < fd->nremedies; r++) {
+				const kg_remedy *rem = &fd->remedies[r];
+				for (size_t s = 0; s < rem->nset; s++) {
+					char *end = NULL;
+					strtod(rem->set_values[s], &end);
+					if (!end || *end || end == rem->set_values[s])
+						continue;
+					bool dup = false;
+					for (size_t j = 0; j < n; j++)
+						dup |= !strcmp(roles[j], rem->set_roles[s]);
+					if (dup)
+						continue;
+					roles = kg_realloc(roles, (n + 1) * sizeof *roles);
+					values = kg_realloc(values, (n + 1) * sizeof *values);
+					roles[n] = rem->set_roles[s];
+					values[n] = rem->set_values[s];
+					n++;
+				}
+			}
+		}
+	}
+	int rc = 0;
+	for (size_t c = 0; c < R->nconfigs && n; c++) {
+		kg_config *cfg = R->configs[c];
+		/* only roles this config has a key for, or can take */
+		const char **cr = kg_malloc(n * sizeof *cr), **cv = kg_malloc(n * sizeof *cv);
+		size_t cn = 0;
+		for (size_t j = 0; j < n; j++) {
+			const kg_config_entry *e = kg_config_role(cfg, roles[j]);
+			if (e && !(e->value && strcmp(e->value, values[j]) == 0)) {
+				cr[cn] = roles[j];
+				cv[cn++] = values[j];
+			}
+		}
+		if (cn) {
+			kg_error e = {0};
+			kg_patch *p = kg_patch_make(cfg, cr, cv, cn, &e);
+			if (!p) {
+				kg_report_note(R->rep, "%s: no patch: %s", cfg->path, e.msg);
+			} else {
+				char *diff = kg_patch_diff(p);
+				if (diff && *diff) {
+					cJSON *o = cJSON_CreateObject();
+					cJSON_AddStringToObject(o, "path", cfg->path);
+					cJSON_AddStringToObject(o, "diff", diff);
+					cJSON_AddBoolToObject(o, "applied", false);
+					cJSON_AddItemToArray(R->rep->patches, o);
+					if (R->opt->apply) {
+						if (kg_patch_apply(p, err) < 0) {
+							rc = -1;
+						} else {
+							cJSON_ReplaceItemInObject(o, "applied", cJSON_CreateTrue());
+							kg_report_note(R->rep, "%s: written; the old text is in %s.orig",
+								       cfg->path, cfg->path);
+						}
+					}
+				}
+				free(diff);
+				kg_patch_free(p);
+			}
+		}
+		free(cr);
+		free(cv);
+	}
+	free(roles);
+	free(values);
+	return rc;
+}
+
 int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
 		kg_report *rep, kg_error *err, const char **bad_path)
 {
-	int status = 0;
 	static char bad_name[4096];
+	run R = {.opt = opt, .rep = rep};
+	int status = 0;
+#define FAIL(code, name) do { \
+	if (status == 0) { \
+		status = (code); \
+		*err = e; \
+		snprintf(bad_name, sizeof bad_name, "%s", (name)); \
+		*bad_path = bad_name; \
+	} } while (0)
+
+	for (size_t i = 0; i < opt->nconfigs; i++) {
+		kg_error e = {0};
+		if (add_config(&R, opt->configs[i], &e) < 0)
+			FAIL(KG_EXIT_INPUT, opt->configs[i]);
+	}
 	for (size_t i = 0; i < npaths; i++) {
 		kg_error e = {0};
-		if (one_input(paths[i], opt, rep, &e) < 0 && status == 0) {
-			status = KG_EXIT_INPUT;
-			*err = e;
-			snprintf(bad_name, sizeof bad_name, "%s", strcmp(paths[i], "-") ? paths[i] : "<stdin>");
-			*bad_path = bad_name;
-		}
+		if (one_input(&R, paths[i], &e) < 0)
+			FAIL(KG_EXIT_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
 	}
 	first_failed_rank(rep);
+	if (status == 0 || rep->nincidents) {
+		kg_error e = {0};
+		bool usage = false;
+		if (apply_rules(&R, &e, &usage) < 0)
+			FAIL(usage ? KG_EXIT_USAGE : KG_EXIT_INPUT, usage ? "--set" : "rules");
+	}
+	if (status == 0) {
+		kg_error e = {0};
+		if (plan_patches(&R, &e) < 0)
+			FAIL(KG_EXIT_INPUT, "--apply");
+	}
+#undef FAIL
+	for (size_t i = 0; i < R.nconfigs; i++)
+		kg_config_free(R.configs[i]);
+	free(R.configs);
+	for (size_t i = 0; i < R.nlogs; i++)
+		kg_log_facts_free(&R.lfs[i]);
+	free(R.lfs);
+	free(R.logs_first);
 	return status;
 }

@@ -9,6 +9,10 @@
  */
 #include "logscan.h"
 #include "atoms.h"
+#include "logfacts.h"
+#include "summary.h"
+
+#include <cjson/cJSON.h>
 #include "context.h"
 #include "oom.h"
 #include "traceback.h"
@@ -32,8 +36,20 @@ typedef struct line_rec {
 	bool truncated;
 } line_rec;
 
+struct reader;
+
 typedef struct scanner {
 	kg_report *rep;
+	kg_log_facts *lf;        /* readings and parallelism hints, or NULL */
+	struct reader *rd;       /* the buffer, for lazy context */
+	size_t cur_off;          /* offset in it of the line being processed */
+	size_t cur_end;          /* offset just after that line */
+	size_t readings_seen;    /* reading lines parsed */
+	bool summary_active;     /* collecting a memory_summary() table */
+	kg_buf summary;
+	long summary_line;
+	int summary_rules;       /* "|====" rules seen in it */
+	size_t last_reading_off; /* input offset of the last one */
 	const char *name;
 	size_t first_incident;   /* index of this input's first incident */
 	line_rec ring[RING];
@@ -45,6 +61,8 @@ typedef struct scanner {
 	kg_frame *tb;
 	size_t ntb;
 	bool tb_active, tb_header, tb_expect_code;
+	long tb_post;            /* incident (index+1) whose frames follow its
+	                            message (VS Code's pane), or 0 */
 	long tb_start_line, tb_end_line;
 	int tb_blank;
 	size_t tb_dropped;
@@ -221,6 +239,9 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 		}
 		return 0;
 	}
+	/* "# " of a log pasted into a comment */
+	if (s[0] == '#' && n > 2 && s[1] == ' ')
+		return skip_sp(s, n, 1);
 	/* SUBPROCESS: */
 	if (word_at(s, n, 0, "SUBPROCESS: "))
 		return 12;
@@ -261,7 +282,8 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 			    (word_at(s, n, t + lw, " - ") || word_at(s, n, t + lw, " | ")))
 				return t + lw + 3;
 		}
-		return 2;
+		/* "- " after a timestamp; "| " starts table rows: kept */
+		return s[0] == '-' ? 2 : 0;
 	}
 	/* glog: E1121 12:00:00.123456  1234 file.cc:12]  and TF: E external/…cc:828] */
 	if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && n > 3) {
@@ -377,6 +399,14 @@ static char *collapse(const char *s, size_t n, size_t max)
 static void tb_reset(scanner *sc, long line, bool header)
 {
 	frames_clear(&sc->tb, &sc->ntb);
+	sc->tb_post = 0;
+	if (!header && sc->rep->nincidents > sc->first_incident) {
+		kg_incident *last = &sc->rep->incidents[sc->rep->nincidents - 1];
+		/* frames right under the message, innermost first: VS Code's
+		 * "Exception has occurred" pane */
+		if (last->nframes == 0 && line - last->line <= 3 && line > last->line)
+			sc->tb_post = (long)(sc->rep->nincidents);
+	}
 	sc->tb_active = true;
 	sc->tb_header = header;
 	sc->tb_start_line = line;
@@ -410,6 +440,32 @@ static bool caret_line(const char *s, size_t n)
 			return false;
 	}
 	return any;
+}
+
+/* Ends a traceback; frames that followed a message go to its incident,
+ * reversed to outermost first. */
+static void tb_end(scanner *sc, long line)
+{
+	sc->tb_active = false;
+	sc->tb_end_line = line;
+	if (!sc->tb_post || !sc->ntb)
+		return;
+	kg_incident *inc = &sc->rep->incidents[sc->tb_post - 1];
+	sc->tb_post = 0;
+	for (size_t i = 0; i < sc->ntb / 2; i++) {
+		kg_frame t = sc->tb[i];
+		sc->tb[i] = sc->tb[sc->ntb - 1 - i];
+		sc->tb[sc->ntb - 1 - i] = t;
+	}
+	inc->frames = sc->tb;
+	inc->nframes = sc->ntb;
+	sc->tb = NULL;
+	sc->ntb = 0;
+	const char *ph = kg_tb_phase(inc->frames, inc->nframes);
+	if (ph) {
+		inc->phase = ph;
+		inc->phase_source = "frames";
+	}
 }
 
 /* Feeds one stripped line to the traceback state machine. Returns true
@@ -446,10 +502,8 @@ static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
 		return true;
 	}
 	if (is_blank(s, n)) {
-		if (++sc->tb_blank > 2) {
-			sc->tb_active = false;
-			sc->tb_end_line = line;
-		}
+		if (++sc->tb_blank > 2)
+			tb_end(sc, line);
 		return true;
 	}
 	sc->tb_blank = 0;
@@ -475,8 +529,7 @@ static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
 		return true;
 	}
 	/* anything else ends the traceback: this is the exception line */
-	sc->tb_active = false;
-	sc->tb_end_line = line;
+	tb_end(sc, line);
 	return false;
 }
 
@@ -617,8 +670,11 @@ static void add_followup(kg_incident *inc, const char *kind, long line, const ch
 	inc->followups[inc->nfollowups++] = (kg_followup){kind, line, collapse(text, n, 300)};
 }
 
+static void resolve_context(scanner *sc, bool phase);
+
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
+	resolve_context(sc, true);
 	kg_incident inc;
 	kg_incident_init(&inc);
 	inc.kind = o->kind ? o->kind : "oom";
@@ -707,6 +763,78 @@ static size_t build_window(scanner *sc, size_t idx, kg_buf *win, size_t *starts,
 	return k ? (rec_at(sc, idx)->text.len) : 0;
 }
 
+static const char *prev_line(struct reader *rd, size_t off, size_t *len);
+
+/* memory_summary() tables printed into the log (torch/cuda/memory.py):
+ * collected from the "|====" rule above the title to the closing rule, then
+ * parsed by summary.c into the report's snapshots[]. A table pasted on one
+ * line with literal "\n" is parsed from that line. */
+static void summary_finish(scanner *sc)
+{
+	sc->summary_active = false;
+	kg_error e = {0};
+	char name[600];
+	snprintf(name, sizeof name, "%s:%ld", sc->name, sc->summary_line);
+	cJSON *o = kg_summary_parse(sc->summary.data, sc->summary.len, name, &e);
+	if (o)
+		cJSON_AddItemToArray(sc->rep->snapshots, o);
+	else
+		kg_report_note(sc->rep, "%s:%ld: memory_summary table not read: %s", sc->name,
+			       sc->summary_line + (e.line > 0 ? e.line - 1 : 0), e.msg);
+	kg_buf_reset(&sc->summary);
+}
+
+static void summary_start(scanner *sc, const char *s, size_t n, long line)
+{
+	if (memmem(s, n, "\\n|", 3)) {
+		/* pasted on one line */
+		kg_buf_reset(&sc->summary);
+		kg_buf_append(&sc->summary, s, n);
+		sc->summary_line = line;
+		summary_finish(sc);
+		return;
+	}
+	kg_buf_reset(&sc->summary);
+	sc->summary_line = line;
+	sc->summary_rules = 0;
+	/* the rule line above the title */
+	struct reader *rd = sc->rd;
+	if (rd && sc->cur_off > 0) {
+		size_t pl;
+		const char *p = prev_line(rd, sc->cur_off, &pl);
+		if (p && pl > 4) {
+			char tmp[512];
+			size_t m = pl < sizeof tmp ? pl : sizeof tmp - 1;
+			memcpy(tmp, p, m);
+			int64_t r = KG_NONE;
+			m = kg_strip_noise(tmp, m, &r);
+			if (m > 4 && !memcmp(tmp, "|===", 4)) {
+				kg_buf_append(&sc->summary, tmp, m);
+				kg_buf_putc(&sc->summary, '\n');
+				sc->summary_line = line - 1;
+				sc->summary_rules = 1;
+			}
+		}
+	}
+	kg_buf_append(&sc->summary, s, n);
+	kg_buf_putc(&sc->summary, '\n');
+	sc->summary_active = true;
+}
+
+enum {
+	A_OOM = 1,        /* an OOM grammar may start or continue on this line */
+	A_TB = 2,         /* traceback header or frame */
+	A_CTX = 4,        /* allocator config echo, follow-up, root cause,
+	                     parallelism hint */
+	A_READ = 16,      /* a memory reading (logfacts.h): sampled */
+	A_ALL = A_OOM | A_TB | A_CTX | A_READ,
+};
+
+#define READINGS_ALL 4096        /* parse every reading up to this many … */
+#define READING_STRIDE (64u << 10) /* … then at most one per 64 KiB of input */
+
+static void load_window(scanner *sc);
+
 static void scan_oom(scanner *sc, size_t idx, kg_buf *win)
 {
 	line_rec *L = rec_at(sc, idx);
@@ -714,6 +842,7 @@ static void scan_oom(scanner *sc, size_t idx, kg_buf *win)
 		return;
 	if (!kg_oom_candidate(L->text.data, L->text.len))
 		return;
+	load_window(sc);
 	size_t starts[KG_OOM_WINDOW_LINES], nlines = 0;
 	size_t first_len = build_window(sc, idx, win, starts, &nlines);
 	size_t off = 0;
@@ -755,17 +884,37 @@ static void handle_followup(scanner *sc, const char *kind, const line_rec *L)
 	}
 }
 
-static void process(scanner *sc, size_t idx, kg_buf *win)
+static void process(scanner *sc, size_t idx, uint32_t cls, kg_buf *win)
 {
 	line_rec *L = rec_at(sc, idx);
 	const char *s = L->text.data ? L->text.data : "";
 	size_t n = L->text.len;
 
-	bool in_tb = tb_feed(sc, s, n, L->lineno);
+	if (sc->summary_active) {
+		if (n && s[0] == '|') {
+			kg_buf_append(&sc->summary, s, n);
+			kg_buf_putc(&sc->summary, '\n');
+			if (n > 4 && !memcmp(s, "|===", 4) && ++sc->summary_rules >= 3)
+				summary_finish(sc);
+			return;
+		}
+		summary_finish(sc);
+	}
+	if ((cls & A_CTX) && n > 14 && memmem(s, n, "memory summary", 14))
+		summary_start(sc, s, n, L->lineno);
+	bool in_tb = (cls & A_TB) || sc->tb_active ? tb_feed(sc, s, n, L->lineno) : false;
 
-	/* step, epoch and the log's phase words are resolved lazily, when a
-	 * line is processed (see resolve_counters / resolve_phase) */
-	if (!in_tb && n) {
+	/* step, epoch and the log's phase words are resolved lazily, when an
+	 * incident or a reading needs them (resolve_counters / resolve_phase) */
+	if (!in_tb && n && (cls & A_READ) && sc->lf) {
+		kg_reading rdg[8];
+		size_t k = kg_parse_readings(s, n, rdg, 8);
+		if (k)
+			resolve_context(sc, false);
+		for (size_t i = 0; i < k; i++)
+			kg_log_facts_add_reading(sc->lf, &rdg[i], sc->step, sc->epoch, L->lineno);
+	}
+	if (!in_tb && n && (cls & A_CTX)) {
 		char *var, *val;
 		if (kg_ctx_alloc_conf(s, n, &var, &val)) {
 			free(sc->conf_var);
@@ -773,6 +922,12 @@ static void process(scanner *sc, size_t idx, kg_buf *win)
 			sc->conf_var = var;
 			sc->conf_value = val;
 			sc->conf_line = L->lineno;
+		}
+		if (sc->lf) {
+			int64_t jobs;
+			const char *kind;
+			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
+				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
 		}
 		int64_t rk;
 		int rc = kg_ctx_root_cause(s, n, &rk);
@@ -784,24 +939,26 @@ static void process(scanner *sc, size_t idx, kg_buf *win)
 			sc->root_cause_open = false;
 		}
 	}
-	const char *fk = n ? kg_ctx_followup(s, n) : NULL;
+	const char *fk = n && (cls & A_CTX) ? kg_ctx_followup(s, n) : NULL;
 	size_t before = sc->rep->nincidents;
-	scan_oom(sc, idx, win);
+	if (cls & A_OOM)
+		scan_oom(sc, idx, win);
 	if (fk && sc->rep->nincidents == before)
 		handle_followup(sc, fk, L);
 }
 
 /* --------------------------------------------------------------- reader */
 
-enum {
-	A_OOM = 1,        /* an OOM grammar may start or continue on this line */
-	A_TB = 2,         /* traceback header or frame */
-	A_CTX = 4,        /* allocator config echo, follow-up, root cause */
-	A_COUNTER = 8,    /* step / epoch counter: remembered, parsed lazily */
-};
 
 static kg_atoms atoms;
 static bool atoms_ready;
+static void atoms_init(void);
+
+const kg_atoms *kg_scan_atoms(void)
+{
+	atoms_init();
+	return &atoms;
+}
 
 /* The atoms: every trigger literal of the grammars (oom.h), every context
  * parser's literal, and the counter words. A line with none of them is
@@ -811,18 +968,24 @@ static void atoms_init(void)
 	if (atoms_ready)
 		return;
 	static const struct { const char *lit; uint32_t cls; } table[] = {
-		{"memory", A_OOM | A_CTX}, {"Memory", A_OOM}, {"MEMORY", A_OOM},
+		{"memory", A_OOM | A_READ}, {"Memory", A_OOM | A_READ}, {"MEMORY", A_OOM},
 		{"OOM", A_OOM}, {"_STATUS_", A_OOM}, {"Tried to allocate", A_OOM},
 		{"Failed to allocate", A_OOM}, {"cublas", A_OOM}, {"CUBLAS", A_OOM},
 		{"Attempting to allocate", A_OOM}, {"buffer of size", A_OOM},
 		{"Allocation on device", A_OOM}, {"allocating tensor", A_OOM},
+		{"failed to allocate", A_OOM}, {"DefaultCPUAllocator", A_OOM},
+		{"cudaMalloc failed", A_OOM}, {"ncclUnhandledCudaError", A_OOM},
 		{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
 		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
 		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
+		{"illegal memory", A_CTX}, {"memory summary", A_CTX},
 		{"ProcessGroupNCCL", A_CTX}, {"exitcode", A_CTX}, {"Root Cause", A_CTX},
-		{"step", A_COUNTER}, {"Step", A_COUNTER}, {"STEP", A_COUNTER},
-		{"epoch", A_COUNTER}, {"Epoch", A_COUNTER}, {"EPOCH", A_COUNTER},
-		{"iter", A_COUNTER}, {"Iter", A_COUNTER},
+		/* memory readings and parallelism hints (logfacts.h); step and
+		 * epoch counters are found lazily, searching back from the line
+		 * that needs them (resolve_counters) */
+		{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
+		{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
+		{"num_parallel", A_CTX},
 	};
 	memset(&atoms, 0, sizeof atoms);
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -831,9 +994,9 @@ static void atoms_init(void)
 }
 
 #define BUF_CHUNK (4u << 20)        /* read size */
-#define HISTORY (256u << 10)        /* bytes kept behind the frontier */
+#define HISTORY (1u << 20)          /* bytes kept behind the frontier */
 #define PHASE_LOOKBACK 200          /* lines searched back for a phase word */
-#define COUNTER_LINES 4
+#define COUNTER_LOOKBACK 3000     /* lines searched back for step/epoch */
 
 /* Lines are views into the buffer; the ones that need processing are copied
  * into the ring (noise-stripped) right before process() sees them. */
@@ -862,9 +1025,9 @@ typedef struct reader {
 	size_t pos;             /* frontier: next unprocessed line starts here */
 	long pos_line;          /* line number at pos */
 	bool eof;
-	/* step/epoch lines seen most recently (offsets in buf, or copies) */
-	struct { size_t off, len; long line; char *copy; } ctr[COUNTER_LINES];
-	int nctr;
+	/* cache of resolve_counters: the answer for input before ctr_until */
+	size_t ctr_until;
+	int64_t ctr_step, ctr_epoch;
 } reader;
 
 static const char *line_end(const reader *rd, size_t from, size_t limit)
@@ -873,42 +1036,70 @@ static const char *line_end(const reader *rd, size_t from, size_t limit)
 	return nl ? nl : rd->buf + limit;
 }
 
-/* Remembers a counter line (cheap: offsets; copied only when the buffer
- * slides). */
-static void note_counter(reader *rd, size_t off, size_t len, long line)
+/* The line before the one starting at off (without its '\n'), or NULL. */
+static const char *prev_line(struct reader *rd, size_t off, size_t *len)
 {
-	if (rd->nctr == COUNTER_LINES) {
-		free(rd->ctr[0].copy);
-		memmove(&rd->ctr[0], &rd->ctr[1], (COUNTER_LINES - 1) * sizeof rd->ctr[0]);
-		rd->nctr--;
-	}
-	rd->ctr[rd->nctr].off = off;
-	rd->ctr[rd->nctr].len = len > 512 ? 512 : len;
-	rd->ctr[rd->nctr].line = line;
-	rd->ctr[rd->nctr].copy = NULL;
-	rd->nctr++;
+	if (off == 0)
+		return NULL;
+	size_t e = off - 1; /* its '\n' */
+	const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+	size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
+	*len = e - b;
+	if (*len && rd->buf[b + *len - 1] == '\r')
+		(*len)--;
+	return rd->buf + b;
 }
 
-/* Parses the remembered counter lines, newest first, into sc->step/epoch. */
+/* Step and epoch at the current line: the nearest `step N` / `epoch N`
+ * (and forms, context.c) searching back from it, within the kept history
+ * and at most COUNTER_LOOKBACK lines. The answer is cached with the input
+ * offset it holds for, so the next search only reads the lines since then
+ * (a log printing a reading on every line does not rescan its history). */
 static void resolve_counters(scanner *sc, reader *rd)
 {
+	size_t start = sc->cur_end ? sc->cur_end : sc->cur_off;
+	size_t abs_start = rd->base + start;
 	int64_t step = KG_NONE, epoch = KG_NONE;
-	for (int k = rd->nctr; k-- > 0 && (step == KG_NONE || epoch == KG_NONE);) {
-		const char *p = rd->ctr[k].copy ? rd->ctr[k].copy : rd->buf + rd->ctr[k].off;
-		size_t n = rd->ctr[k].len;
-		char tmp[520];
-		memcpy(tmp, p, n);
-		int64_t r = KG_NONE;
-		n = kg_strip_noise(tmp, n, &r);
-		int64_t s = KG_NONE, e = KG_NONE;
-		kg_ctx_counters(tmp, n, &s, &e);
-		if (step == KG_NONE)
-			step = s;
-		if (epoch == KG_NONE)
-			epoch = e;
+	bool have_step = false, have_epoch = false;
+	size_t end = start;
+	char tmp[1024];
+	for (int k = 0; k < COUNTER_LOOKBACK && end > 0 && !(have_step && have_epoch); k++) {
+		size_t e = end - (rd->buf[end - 1] == '\n');
+		const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
+		if (rd->base + b < rd->ctr_until) {
+			/* the previous answer covers everything before here */
+			if (!have_step)
+				step = rd->ctr_step, have_step = true;
+			if (!have_epoch)
+				epoch = rd->ctr_epoch, have_epoch = true;
+			break;
+		}
+		const char *p = rd->buf + b;
+		size_t n = e - b;
+		if (n && (kg_memcasemem(p, n, "step", 4) || kg_memcasemem(p, n, "epoch", 5) ||
+			  kg_memcasemem(p, n, "iter", 4))) {
+			if (n > sizeof tmp)
+				n = sizeof tmp;
+			memcpy(tmp, p, n);
+			int64_t r = KG_NONE;
+			n = kg_strip_noise(tmp, n, &r);
+			int64_t st = KG_NONE, ep = KG_NONE;
+			kg_ctx_counters(tmp, n, &st, &ep);
+			if (!have_step && st != KG_NONE)
+				step = st, have_step = true;
+			if (!have_epoch && ep != KG_NONE)
+				epoch = ep, have_epoch = true;
+		}
+		if (!nl)
+			break;
+		end = b;
 	}
 	sc->step = step;
 	sc->epoch = epoch;
+	rd->ctr_until = abs_start;
+	rd->ctr_step = step;
+	rd->ctr_epoch = epoch;
 }
 
 /* Searches back from the line starting at `off` for the nearest phase word
@@ -937,51 +1128,82 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off)
 	}
 }
 
-/* Processes the line at buf[off..nl) (nl excluded) fully: copied into the
- * ring with the lines after it (for the parse window), then process(). */
-static void full_line(scanner *sc, reader *rd, size_t off, long lineno, kg_buf *win)
+/* Copies one raw line (a bare CR splits progress-bar segments: the last
+ * segment is kept for continuation lines) into ring entry idx. */
+static void load_raw(scanner *sc, size_t idx, const char *p, size_t n, long ln, bool last_seg)
 {
-	/* the line and up to KG_OOM_WINDOW_LINES-1 following lines */
-	sc->count = sc->next = 0;
-	size_t p = off;
-	long ln = lineno;
-	for (int k = 0; k < KG_OOM_WINDOW_LINES && p < rd->len; k++) {
-		const char *e = line_end(rd, p, rd->len);
-		/* a bare CR splits progress-bar segments: keep the last one */
-		size_t n = (size_t)(e - (rd->buf + p));
-		const char *seg = rd->buf + p;
-		const char *cr = n ? memrchr(seg, '\r', n - (seg[n - 1] == '\r')) : NULL;
-		if (cr && k > 0) {
-			n -= (size_t)(cr + 1 - seg);
-			seg = cr + 1;
+	if (last_seg && n) {
+		const char *cr = memrchr(p, '\r', n - (p[n - 1] == '\r'));
+		if (cr) {
+			n -= (size_t)(cr + 1 - p);
+			p = cr + 1;
 		}
-		load_line(sc, sc->count++, seg, n, ln++);
+	}
+	load_line(sc, idx, p, n, ln);
+}
+
+/* Loads the lines after the current one into the ring, for the parse
+ * window; done only when a line passes the grammars' prefilter. */
+static void load_window(scanner *sc)
+{
+	reader *rd = sc->rd;
+	if (sc->count > 1)
+		return;
+	size_t p = sc->cur_end;
+	long ln = rec_at(sc, 0)->lineno + 1;
+	for (int k = 1; k < KG_OOM_WINDOW_LINES && p < rd->len; k++) {
+		const char *e = line_end(rd, p, rd->len);
+		load_raw(sc, sc->count++, rd->buf + p, (size_t)(e - (rd->buf + p)), ln++, true);
 		if (e >= rd->buf + rd->len)
 			break;
 		p = (size_t)(e - rd->buf) + 1;
 	}
+}
+
+/* Processes the line at buf[off..] whose atoms gave the classes cls. */
+static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t cls, kg_buf *win)
+{
+	const char *e = line_end(rd, off, rd->len);
+	size_t n = (size_t)(e - (rd->buf + off));
+	/* lines whose only interest is a possible OOM: the grammars' own
+	 * prefilter on the raw line first (prefixes do not change it) */
+	if ((cls & A_OOM) && !sc->tb_active && !kg_oom_candidate(rd->buf + off, n))
+		cls &= ~(uint32_t)A_OOM;
+	if (!(cls & A_ALL) && !sc->tb_active)
+		return;
+	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX)) && !sc->tb_active) {
+		/* readings: all of the first READINGS_ALL, then sampled */
+		if (sc->readings_seen >= READINGS_ALL &&
+		    rd->base + off - sc->last_reading_off < READING_STRIDE)
+			return;
+		sc->readings_seen++;
+		sc->last_reading_off = rd->base + off;
+	}
+	sc->count = sc->next = 0;
+	sc->cur_off = off;
+	sc->cur_end = e >= rd->buf + rd->len ? rd->len : (size_t)(e - rd->buf) + 1;
+	load_raw(sc, sc->count++, rd->buf + off, n, lineno, false);
 	line_rec *L = rec_at(sc, 0);
 	if (L->truncated) {
 		if (!sc->truncated_lines)
 			sc->first_truncated = lineno;
 		sc->truncated_lines++;
 	}
-	resolve_counters(sc, rd);
-	resolve_phase(sc, rd, off);
-	process(sc, 0, win);
+	process(sc, 0, sc->tb_active ? A_ALL : cls, win);
 }
 
-/* Makes room: keeps HISTORY bytes before the frontier, copies remembered
- * counter lines that would fall out. */
+static void resolve_context(scanner *sc, bool phase)
+{
+	resolve_counters(sc, sc->rd);
+	if (phase)
+		resolve_phase(sc, sc->rd, sc->cur_off);
+}
+
+/* Makes room: keeps HISTORY bytes of lines before the frontier (for the
+ * lazy step/epoch and phase searches). */
 static void slide(reader *rd)
 {
 	size_t keep_from = rd->pos > HISTORY ? rd->pos - HISTORY : 0;
-	for (int k = 0; k < rd->nctr; k++) {
-		if (!rd->ctr[k].copy && rd->ctr[k].off < keep_from)
-			rd->ctr[k].copy = kg_strndup(rd->buf + rd->ctr[k].off, rd->ctr[k].len);
-		else if (!rd->ctr[k].copy)
-			rd->ctr[k].off -= keep_from;
-	}
 	memmove(rd->buf, rd->buf + keep_from, rd->len - keep_from);
 	rd->len -= keep_from;
 	rd->pos -= keep_from;
@@ -1012,9 +1234,9 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 {
 	while (rd->pos < limit) {
 		size_t from = rd->pos;
-		bool full = sc->tb_active || sc->root_cause_open;
+		bool full = sc->tb_active || sc->root_cause_open || sc->summary_active;
 		size_t hit = from;
-		uint32_t cls = A_OOM | A_TB | A_CTX;
+		uint32_t cls = A_ALL;
 		if (!full)
 			hit = kg_atoms_find(&atoms, rd->buf, limit, from, &cls);
 		if (hit >= limit) {
@@ -1038,10 +1260,8 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 			cls |= c2;
 			scan = h2 + 1;
 		}
-		if (cls & A_COUNTER)
-			note_counter(rd, ls, le - ls, rd->pos_line);
-		if (cls & (A_OOM | A_TB | A_CTX))
-			full_line(sc, rd, ls, rd->pos_line, win);
+		if (cls & A_ALL)
+			full_line(sc, rd, ls, rd->pos_line, cls, win);
 		if (le >= rd->len) {
 			rd->pos = rd->len;
 			return;
@@ -1053,6 +1273,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 
 static void scanner_free(scanner *sc)
 {
+	kg_buf_free(&sc->summary);
 	for (size_t i = 0; i < RING; i++)
 		kg_buf_free(&sc->ring[i].text);
 	frames_clear(&sc->tb, &sc->ntb);
@@ -1062,7 +1283,7 @@ static void scanner_free(scanner *sc)
 		free(sc->pending[i].text);
 }
 
-int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
+int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 {
 	kg_error e = {0};
 	if (kg_oom_init(&e) < 0 || kg_context_init(&e) < 0)
@@ -1071,6 +1292,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 	scanner sc;
 	memset(&sc, 0, sizeof sc);
 	sc.rep = rep;
+	sc.lf = lf;
 	sc.name = src->name;
 	sc.first_incident = rep->nincidents;
 	sc.step = sc.epoch = KG_NONE;
@@ -1080,6 +1302,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 	rd.cap = BUF_CHUNK + HISTORY + KG_MAX_LINE + 64;
 	rd.buf = kg_malloc(rd.cap);
 	rd.pos_line = 1;
+	sc.rd = &rd;
 	kg_buf win = {0};
 	int rc = 0;
 	while (!rd.eof) {
@@ -1104,17 +1327,21 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 		}
 		rd.len += got;
 		size_t limit = safe_limit(&rd);
-		/* a single line longer than the buffer can hold: cut it */
-		if (limit <= rd.pos && rd.len - rd.pos >= BUF_CHUNK + KG_MAX_LINE / 2) {
-			const char *nl = memchr(rd.buf + rd.pos, '\n', rd.len - rd.pos);
-			if (!nl) {
+		bool full = rd.cap - rd.len - 1 < (64u << 10);
+		if (limit <= rd.pos && !rd.eof && full) {
+			/* the buffer is full and no line has a complete parse window
+			 * after it: process the complete lines there are (their
+			 * windows are shorter), or cut a line that fills the buffer */
+			const char *last = memrchr(rd.buf + rd.pos, '\n', rd.len - rd.pos);
+			if (last) {
+				limit = (size_t)(last - rd.buf) + 1;
+			} else {
 				/* keep the first KG_MAX_LINE bytes of this line, drop the rest */
 				if (!sc.truncated_lines)
 					sc.first_truncated = rd.pos_line;
 				sc.truncated_lines++;
 				rd.buf[rd.pos + KG_MAX_LINE] = '\n';
 				rd.len = rd.pos + KG_MAX_LINE + 1;
-				/* skip input up to the end of this line */
 				char tmp[65536];
 				for (;;) {
 					ssize_t r = kg_source_read(src, tmp, sizeof tmp, err);
@@ -1138,12 +1365,14 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_error *err)
 		advance(&sc, &rd, limit, &win);
 	}
 	advance(&sc, &rd, rd.len, &win);
+	if (sc.tb_active)
+		tb_end(&sc, rd.pos_line);
+	if (sc.summary_active)
+		summary_finish(&sc);
 	if (sc.truncated_lines)
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,
 			       sc.truncated_lines == 1 ? "" : "s", KG_MAX_LINE, KG_MAX_LINE);
-	for (int k = 0; k < rd.nctr; k++)
-		free(rd.ctr[k].copy);
 	free(rd.buf);
 	kg_buf_free(&win);
 	scanner_free(&sc);

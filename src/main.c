@@ -18,6 +18,7 @@
 #include "report.h"
 #include "report_ci.h"
 #include "rules.h"
+#include "snapshot.h"
 #include "util.h"
 
 static const char *progname = "kgmem-diagnose";
@@ -174,7 +175,7 @@ static const struct {
 	const char *name;
 	kg_cmd_fn fn;
 } commands[] = {
-	{"snapshot", NULL},
+	{"snapshot", kg_cmd_snapshot},
 	{"calc", kg_cmd_calc},
 	{"explain", kg_cmd_explain},
 	{"rules", kg_cmd_rules},
@@ -302,7 +303,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(opt.format, "markdown")) {
 		kg_report_markdown(&rep, stdout);
 	} else {
-		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet};
+		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .diff = opt.diff || opt.apply};
 		kg_report_text(&rep, stdout, &st);
 	}
 	fflush(stdout);

@@ -5,6 +5,8 @@
 #include "report.h"
 #include "util.h"
 
+#include <cjson/cJSON.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -268,9 +270,66 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 		incident_text(&o, &r->incidents[i], quiet);
 	size_t nsnap = 0;
 	(void)nsnap;
+	/* snapshots, memory_stats and memory_summary tables: one line each
+	 * (the full view is `kgmem-diagnose snapshot`) */
+	const cJSON *snap;
+	cJSON_ArrayForEach(snap, r->snapshots) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(snap, "path");
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(snap, "kind");
+		const cJSON *devs = cJSON_GetObjectItemCaseSensitive(snap, "devices");
+		const char *ps = cJSON_IsString(path) ? path->valuestring : "?";
+		const char *ks = cJSON_IsString(kind) ? kind->valuestring : "snapshot";
+		if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) == 0) {
+			const cJSON *stats = cJSON_GetObjectItemCaseSensitive(snap, "stats");
+			const cJSON *al = cJSON_GetObjectItemCaseSensitive(stats, "allocated_bytes.all.current");
+			const cJSON *rs = cJSON_GetObjectItemCaseSensitive(stats, "reserved_bytes.all.current");
+			const cJSON *pk = cJSON_GetObjectItemCaseSensitive(stats, "allocated_bytes.all.peak");
+			char a[32] = "?", b[32] = "?", c[32] = "?";
+			if (cJSON_IsNumber(al))
+				kg_size_format((int64_t)al->valuedouble, a, sizeof a);
+			if (cJSON_IsNumber(rs))
+				kg_size_format((int64_t)rs->valuedouble, b, sizeof b);
+			if (cJSON_IsNumber(pk))
+				kg_size_format((int64_t)pk->valuedouble, c, sizeof c);
+			fprintf(f, "%s%s:%s %s: %s allocated (peak %s), %s reserved\n", col(&o, C_BOLD), ps,
+				col(&o, C_RESET), ks, a, c, b);
+			continue;
+		}
+		const cJSON *d;
+		cJSON_ArrayForEach(d, devs) {
+			const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
+			const cJSON *res = cJSON_GetObjectItemCaseSensitive(d, "reserved_bytes");
+			const cJSON *al = cJSON_GetObjectItemCaseSensitive(d, "allocated_bytes");
+			const cJSON *lf = cJSON_GetObjectItemCaseSensitive(d, "largest_free_block_bytes");
+			const cJSON *fr = cJSON_GetObjectItemCaseSensitive(d, "fragmentation");
+			char a[32] = "?", b[32] = "?", c[32] = "?";
+			if (cJSON_IsNumber(res))
+				kg_size_format((int64_t)res->valuedouble, a, sizeof a);
+			if (cJSON_IsNumber(al))
+				kg_size_format((int64_t)al->valuedouble, b, sizeof b);
+			if (cJSON_IsNumber(lf))
+				kg_size_format((int64_t)lf->valuedouble, c, sizeof c);
+			fprintf(f, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f\n",
+				col(&o, C_BOLD), ps, col(&o, C_RESET), cJSON_IsNumber(dev) ? dev->valueint : 0,
+				a, b, c, cJSON_IsNumber(fr) ? fr->valuedouble : 0.0);
+		}
+	}
+	if (style && style->diff) {
+		int np = cJSON_GetArraySize(r->patches);
+		for (int i = 0; i < np; i++) {
+			const cJSON *p = cJSON_GetArrayItem(r->patches, i);
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "diff");
+			if (cJSON_IsString(d))
+				fputs(d->valuestring, f);
+		}
+		if (np == 0)
+			fprintf(f, "%sno config change to suggest%s\n", col(&o, C_DIM), col(&o, C_RESET));
+	}
 	if (quiet)
 		return;
-	if (r->nincidents == 0) {
+	if (r->nincidents == 0 && cJSON_GetArraySize(r->snapshots) > 0)
+		return;
+	if (r->nincidents == 0 && cJSON_GetArraySize(r->snapshots) == 0) {
 		fprintf(f, "no out-of-memory incident found");
 		for (size_t i = 0; i < r->ninputs; i++)
 			fprintf(f, "%s%s", i ? ", " : " in ", r->inputs[i].name);

@@ -11,7 +11,8 @@ present where meson is).
 
   golden.py logs EXE DIR [--bless]
       For each DIR/*.log (and *.log.gz), compares `EXE --color never FILE`
-      with FILE.txt and `EXE --format json FILE` with FILE.json (only the
+      with FILE.txt and `EXE --format json FILE` with FILE.json (options
+      from FILE.args, if present, go before FILE; only the
       keys present in the expected file are compared, so additive schema
       fields do not break old goldens). Files named clean-*.log must give
       zero incidents. --bless rewrites the expected files.
@@ -109,11 +110,18 @@ def corpus(exe, jsonl):
 
 def compare_subset(want, got, path=""):
     """Every key of `want` must be in `got` with an equal value (recursively
-    for objects; lists compare element-wise by position and length)."""
+    for objects; lists compare element-wise by position and length). In an
+    incident, the key "_rules" compares with the list of its findings' rule
+    ids, in order (so "this rule did not fire" can be asserted)."""
     if isinstance(want, dict):
         if not isinstance(got, dict):
             return f"{path}: expected an object"
         for k, v in want.items():
+            if k == "_rules":
+                ids = [f.get("rule") for f in got.get("findings", [])]
+                if ids != v:
+                    return f"{path}: findings {ids}, expected {v}"
+                continue
             if k not in got:
                 return f"{path}.{k}: missing"
             r = compare_subset(v, got[k], f"{path}.{k}")
@@ -138,8 +146,13 @@ def logs(exe, d, bless):
     for name in files:
         path = os.path.join(d, name)
         rel = os.path.relpath(path)
-        rc, out, err = run(exe, ["--color", "never", rel])
-        rcj, outj, errj = run(exe, ["--format", "json", rel])
+        extra = []
+        if os.path.exists(path + ".args"):
+            import shlex
+            with open(path + ".args", encoding="utf-8") as f:
+                extra = shlex.split(f.read())
+        rc, out, err = run(exe, ["--color", "never"] + extra + [rel])
+        rcj, outj, errj = run(exe, ["--format", "json"] + extra + [rel])
         doc = json.loads(outj) if outj.strip() else {}
         if name.startswith("clean-"):
             tap(rc == 0 and doc.get("incidents") == [], f"{name}: no incident in a clean log",

@@ -111,7 +111,7 @@ for i in range(100000):
     w("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 20.00 MiB is free.\n" % (i % 900 + 1))' >"$tmp/many-ooms.log"
 # Known, reported bugs run with TODO=reason: a failure prints as "# TODO"
 # (expected), a pass as a plain ok; drop the TODO when the bug is fixed.
-TODO="logscan keeps every incident: ~6 KiB each, 600 MiB here" \
+TODO="logscan keeps every incident (~6-9 KiB each): 600-930 MiB here, SIGSEGV under a 1 GiB cap" \
 expect "100,000 OOM messages (a retry loop)" 0 "" --format json "$tmp/many-ooms.log"
 python3 -c '
 import sys
@@ -166,20 +166,13 @@ else expect "JSON arrays nested 200,000 deep" 03 "$tmp/deep-arr.json" "$tmp/deep
 python3 - "$tmp" <<'PY'
 import struct, sys
 d = sys.argv[1]
-# Memo explosion: L[k+1] = [L[k], L[k]] by memo references, 64 levels: a
-# reader that copies or walks shared references visits 2^64 nodes.
-p = bytearray(b"\x80\x02]q\x00")                 # PROTO 2, EMPTY_LIST, BINPUT 0
-for k in range(64):
-    p += b"(h%ch%ce" % (k, k)                     # MARK, BINGET k, BINGET k, APPENDS
-    p += b"]q%c" % (k + 1) if k < 63 else b""     # next list
-# wrap as a dict like a snapshot: {"segments": top}
-top = bytearray(b"\x80\x02}(X\x08\x00\x00\x00segments]q\x00")
-for k in range(64):
-    top += b"(h%ch%cel" % (k, k) if False else b""
-body = bytearray(b"\x80\x02}X\x08\x00\x00\x00segments]q\x00")
+# Memo explosion: L[k] = [L[k-1], L[k-1]] by memo references, 64 levels,
+# as {"segments": L[64]}: a reader that copies shared references (a cJSON
+# tree cannot share) builds 2^64 nodes.
+body = bytearray(b"\x80\x02}X\x08\x00\x00\x00segments]q\x000")
 for k in range(1, 65):
-    body += b"]q" + bytes([k]) + b"h" + bytes([k - 1]) + b"ah" + bytes([k - 1]) + b"a"
-body += b"s."
+    body += b"]q" + bytes([k]) + b"h" + bytes([k - 1]) + b"ah" + bytes([k - 1]) + b"a0"
+body += b"h\x40s."
 open(d + "/memo-bomb.pickle", "wb").write(bytes(body))
 # Deep nesting: 1,000,000 lists each inside the previous.
 n = 1000000
@@ -193,7 +186,9 @@ run "$tmp/memo-bomb.pickle"
 if not_yet; then
 	for c in memo-bomb deep memo-index long-string; do skip "pickle: $c" "not yet supported (snapshot reader)"; done
 else
+	TODO="the 8,000,000-value expansion cap is reached only after ~600 MiB" \
 	expect "pickle: memo explosion (2^64 shared references)" 03 "$tmp/memo-bomb.pickle" "$tmp/memo-bomb.pickle"
+	TODO="pickle reader keeps ~64 B per stack item before the nesting check: 64 MiB for a 1 MB file" \
 	expect "pickle: 1,000,000 nested lists" 03 "$tmp/deep.pickle" "$tmp/deep.pickle"
 	expect "pickle: memo index 2^32-1" 03 "$tmp/memo-index.pickle" "$tmp/memo-index.pickle"
 	expect "pickle: 4 GiB string declared in 40 bytes" 3 "$tmp/long-string.pickle" "$tmp/long-string.pickle"
@@ -216,13 +211,14 @@ open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
 	expect "YAML alias bomb (billion laughs) via --config" 03 "$tmp/laughs.yaml" --config "$tmp/laughs.yaml" "$log"
 	python3 -c 'import sys; d=100000; sys.stdout.write("training:\n  x: " + "[" * d + "]" * d + "\n")' >"$tmp/deep.yaml"
+	TODO="a config nested 100,000 deep runs past the time limit" \
 	expect "YAML nested 100,000 deep via --config" 03 "$tmp/deep.yaml" --config "$tmp/deep.yaml" "$log"
 fi
 
 # --- rules with catastrophic regexes (--rules; PCRE2 match limits)
 mkdir "$tmp/rules"
 cat >"$tmp/rules/redos.yaml" <<'YAML'
-- id: test.redos
+- id: capacity.redos
   title: catastrophic backtracking
   category: capacity
   severity: info

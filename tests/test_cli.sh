@@ -80,10 +80,10 @@ check "CRLF line endings" "grep -q '^20971520 return F.linear(input, self.weight
 { printf 'noise \000\000 with NULs and \377\376 bad bytes\n'; cat "$log"; printf '\377\n'; } >"$tmp/nul.log"
 "$exe" --format json "$tmp/nul.log" >"$tmp/o" 2>&1; rc=$?
 check "NUL bytes and invalid UTF-8 are read as text" "[ $rc = 0 ] && python3 -c 'import json,sys; d=json.load(open(\"$tmp/o\")); assert len(d[\"incidents\"])==1'"
-python3 -c 'import sys; sys.stdout.write("x" * (3 << 20) + "\n")' >"$tmp/long.log"; cat "$log" >>"$tmp/long.log"
+python3 -c 'import sys; sys.stdout.write("step 7 memory " + "x" * (3 << 20) + "\n" + "y" * (6 << 20) + "\n")' >"$tmp/long.log"; cat "$log" >>"$tmp/long.log"
 "$exe" --format json "$tmp/long.log" >"$tmp/o" 2>&1; rc=$?
-check "a 3 MiB line is cut for matching, with a note, and the OOM after it is found" \
-	"[ $rc = 0 ] && python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert len(d[\"incidents\"])==1 and d[\"incidents\"][0][\"location\"][\"line\"]==4, d; assert \"longer than\" in d[\"notes\"][0]'" "$(head -c 400 $tmp/o)"
+check "lines of 3 and 6 MiB are cut for matching, with a note, and the OOM after them is found" \
+	"[ $rc = 0 ] && python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert len(d[\"incidents\"])==1 and d[\"incidents\"][0][\"location\"][\"line\"]==5, d[\"incidents\"]; assert \"2 lines longer than\" in d[\"notes\"][0], d[\"notes\"]'" "$(head -c 400 $tmp/o)"
 { printf '\033[1;31m'; cat "$log"; printf '\033[0m\n'; } >"$tmp/ansi.log"
 "$exe" --format json "$tmp/ansi.log" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["incidents"][0]["rank"])' >"$tmp/o"
 check "ANSI colour codes are stripped" "[ \"\$(cat $tmp/o)\" = 1 ]"
@@ -92,6 +92,23 @@ check "ANSI colour codes are stripped" "[ \"\$(cat $tmp/o)\" = 1 ]"
 "$exe" "$log" >"$tmp/o"; check "no colour when stdout is not a terminal" "! grep -q $'\033' $tmp/o"
 "$exe" --color always "$log" >"$tmp/o"; check "--color always" "grep -q $'\033' $tmp/o"
 NO_COLOR=1 "$exe" --color auto "$log" >"$tmp/o"; check "NO_COLOR" "! grep -q $'\033' $tmp/o"
+
+# --- config patches: --diff prints, --apply writes atomically with a backup
+cfg=$root/testdata/configs/seed001-rotate-wn18rr.yaml
+seed=$root/testdata/logs/seed-001-rotate-eval.log
+cp "$cfg" "$tmp/cfg.yaml"; chmod 640 "$tmp/cfg.yaml"
+"$exe" --config "$tmp/cfg.yaml" "$seed" >"$tmp/o" 2>&1
+check "no --diff/--apply: the config is not touched" "cmp -s $cfg $tmp/cfg.yaml && [ ! -e $tmp/cfg.yaml.orig ]"
+"$exe" --diff --config "$tmp/cfg.yaml" "$seed" >"$tmp/o" 2>&1
+check "--diff prints a unified diff of test_bs only" "grep -q '^-  test_bs: 128 ' $tmp/o && grep -q '^+  test_bs: 64 ' $tmp/o && [ \$(grep -c '^[-+] ' $tmp/o) = 2 ] && cmp -s $cfg $tmp/cfg.yaml" "$(grep '^[-+@]' $tmp/o)"
+"$exe" --apply --config "$tmp/cfg.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--apply writes the change and keeps .orig" "[ $rc = 0 ] && cmp -s $cfg $tmp/cfg.yaml.orig && grep -q '^  test_bs: 64 ' $tmp/cfg.yaml && grep -q '# full ranking' $tmp/cfg.yaml"
+check "--apply keeps the file mode" "[ \$(stat -c %a $tmp/cfg.yaml) = 640 ]"
+"$exe" --format json --config "$tmp/cfg.yaml" "$seed" >"$tmp/o" 2>&1
+check "after --apply nothing is left to change" "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert d[\"patches\"]==[], d[\"patches\"]'"
+printf 'data:\n  test_bs: [1, 2\n' >"$tmp/bad.yaml"
+"$exe" --config "$tmp/bad.yaml" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep -q 'bad.yaml:[0-9]' $tmp/e" "rc=$rc $(cat $tmp/e)"
 
 echo "1..$n"
 [ $failed = 0 ]

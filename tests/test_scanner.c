@@ -1,7 +1,9 @@
 /* Unit tests for the scanner's line-level parts: noise stripping
  * (logscan.c), traceback frames and phases (traceback.c), and context
  * markers (context.c). Inputs are lines as real logs print them. */
+#include "atoms.h"
 #include "context.h"
+#include "oom.h"
 #include "logscan.h"
 #include "tap.h"
 #include "traceback.h"
@@ -40,7 +42,7 @@ static const char *phase_of(const char *fn, const char *file, const char *code)
 	return kg_tb_phase(&f, 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	kg_error err = {0};
 	TAP_OK(kg_context_init(&err) == 0, "context patterns compile: %s", err.msg);
@@ -154,6 +156,41 @@ int main(void)
 	TAP_EQ_I64(kg_ctx_root_cause("Root Cause (first observed failure):", 36, &rk), 1, "root cause header");
 	TAP_EQ_I64(kg_ctx_root_cause("  rank      : 3 (local_rank: 3)", 31, &rk), 2, "root cause rank line");
 	TAP_EQ_I64(rk, 3, "root cause rank");
+	/* every line the grammars would look at contains one of the scanner's
+	 * atoms (else the scanner would never show it to them) */
+	if (argc > 1) {
+		FILE *fp = fopen(argv[1], "r");
+		TAP_OK(fp != NULL, "open %s", argv[1]);
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t len;
+		int lines = 0, covered = 0;
+		const kg_atoms *at = kg_scan_atoms();
+		while (fp && (len = getline(&line, &cap, fp)) > 0) {
+			/* one JSON record per line; look at the "text" with \n as line breaks */
+			char *t = strstr(line, "\"text\": \"");
+			if (!t)
+				continue;
+			t += 9;
+			char *end = strstr(t, "\", \"expect\"");
+			if (end)
+				*end = '\0';
+			for (char *p = t; p && *p;) {
+				char *q = strstr(p, "\\n");
+				size_t n = q ? (size_t)(q - p) : strlen(p);
+				if (kg_oom_candidate(p, n)) {
+					uint32_t cls;
+					lines++;
+					covered += kg_atoms_find(at, p, n, 0, &cls) < n;
+				}
+				p = q ? q + 2 : NULL;
+			}
+		}
+		free(line);
+		if (fp)
+			fclose(fp);
+		TAP_OK(lines > 70 && covered == lines, "atoms cover every candidate line of the corpus (%d of %d)", covered, lines);
+	}
 	kg_context_fini();
 	return tap_done();
 }

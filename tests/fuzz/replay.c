@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Bounds for one input, as the fuzzer's -timeout and -rss_limit_mb: a hang
  * or a runaway allocation is a finding, not a stuck test. ASan reserves
  * terabytes of address space, so no address-space cap there. */
-#define REPLAY_SECONDS 20
+#define REPLAY_SECONDS 10
 #define REPLAY_AS_BYTES (4ull << 30)
 
 static int n, failed;

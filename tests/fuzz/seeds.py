@@ -87,4 +87,17 @@ cfg_dir = os.path.join(root, "testdata", "configs")
 for fn in sorted(os.listdir(cfg_dir)) if os.path.isdir(cfg_dir) else []:
     with open(os.path.join(cfg_dir, fn), "rb") as f:
         put("config", fn, f.read())
+# snapshot: the test snapshots (pickles cut to 256 KiB: the fuzzer's inputs
+# stay small), gzip of one, memory_summary tables from the corpus as text
+snap_dir = os.path.join(root, "testdata", "snapshots")
+for fn in sorted(os.listdir(snap_dir)) if os.path.isdir(snap_dir) else []:
+    with open(os.path.join(snap_dir, fn), "rb") as f:
+        data = f.read(262144)
+    put("snapshot", fn, data)
+for r in corpus:
+    if r["family"] == "memory_summary":
+        put("snapshot", r["id"] + ".txt", r["text"])
+        put("summary", r["id"], r["text"])
+put("snapshot", "stats.json", '{"allocated_bytes.all.current": 1024, "reserved_bytes.all.peak": 2097152, "num_ooms": 1}')
+put("snapshot", "segments.json", '[{"device": 0, "address": 0, "total_size": 2097152, "allocated_size": 512, "active_size": 512, "requested_size": 500, "stream": 0, "segment_type": "small", "blocks": [{"size": 512, "requested_size": 500, "state": "active_allocated"}, {"size": 2096640, "state": "inactive"}]}]')
 print("seeds:", {h: len(os.listdir(os.path.join(out, h))) for h in sorted(os.listdir(out))})
