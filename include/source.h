@@ -48,6 +48,12 @@ typedef struct kg_source {
  * (missing, unreadable, a directory, truncated gzip header). */
 int kg_source_open(kg_source *src, const char *path, kg_error *err);
 
+/* Same for an already open descriptor (a pipe, a memfd, a socket): fd is
+ * taken over (closed on failure and by kg_source_close); name is the display
+ * name used in messages and locations. Used by the fuzz harnesses to read a
+ * memory buffer. Returns 0, or -1 with err as kg_source_open. */
+int kg_source_open_fd(kg_source *src, int fd, const char *name, kg_error *err);
+
 /* Kind of the opened input from its first bytes (see kg_kind). */
 kg_kind kg_source_sniff(const kg_source *src);
 

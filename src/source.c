@@ -37,17 +37,20 @@ static int gz_failed(kg_source *src, kg_error *err)
 	return kg_fail(err, "corrupt gzip data: %s", msg ? msg : "unknown error");
 }
 
-int kg_source_open(kg_source *src, const char *path, kg_error *err)
+static void source_init(kg_source *src, const char *path, const char *name)
 {
 	memset(src, 0, sizeof *src);
 	src->fd = -1;
 	src->file_size = -1;
-	bool is_stdin = strcmp(path, "-") == 0;
 	src->path = kg_strdup(path);
-	src->name = kg_strdup(is_stdin ? "<stdin>" : path);
-	int fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kg_fail(err, "%s", strerror(errno));
+	src->name = kg_strdup(name);
+}
+
+/* Fills src for an already open fd (taken over: closed on failure and by
+ * kg_source_close); path and name are the strings to record. */
+static int open_fd(kg_source *src, int fd, const char *path, const char *name, kg_error *err)
+{
+	source_init(src, path, name);
 	struct stat st;
 	if (fstat(fd, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
@@ -84,6 +87,23 @@ int kg_source_open(kg_source *src, const char *path, kg_error *err)
 			return gz_failed(src, err);
 	}
 	return 0;
+}
+
+int kg_source_open(kg_source *src, const char *path, kg_error *err)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		source_init(src, path, is_stdin ? "<stdin>" : path);
+		return kg_fail(err, "%s", strerror(e));
+	}
+	return open_fd(src, fd, path, is_stdin ? "<stdin>" : path, err);
+}
+
+int kg_source_open_fd(kg_source *src, int fd, const char *name, kg_error *err)
+{
+	return open_fd(src, fd, name, name, err);
 }
 
 /* Not text: more than 1/8 of the bytes are NULs, control bytes other than
