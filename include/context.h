@@ -32,6 +32,11 @@ const char *kg_ctx_phase_marker(const char *line, size_t n);
  * an echo. Returns true with *var and *value malloc'd. */
 bool kg_ctx_alloc_conf(const char *line, size_t n, char **var, char **value);
 
+/* A training-config path echoed in the log: `--config cfg.yaml`,
+ * `--config=cfg.yaml`, `-c cfg.yaml`, `Config: configs/x.yaml`,
+ * `config_file=x.yml`. Returns true with *path malloc'd. */
+bool kg_ctx_config_path(const char *line, size_t n, char **path);
+
 /* Follow-on error kinds that are consequences of an OOM, or NULL:
  * "device-side-assert", "illegal-memory-access", "nccl-timeout",
  * "elastic-child-failed". */

@@ -29,6 +29,8 @@ typedef struct kg_report {
 	                                rank, KG_NONE when no rank is known */
 	int64_t root_cause_rank;     /* torchelastic "Root Cause (first observed
 	                                failure)" rank, KG_NONE if absent */
+	char *echoed_config;         /* first config path named in a log */
+	char *echoed_config_where;   /* "crash.log:3" */
 	char **notes;                /* warnings about the input (truncated
 	                                lines, …), one line each */
 	size_t nnotes;

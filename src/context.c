@@ -10,7 +10,7 @@
 static kg_regex *re_global_step, *re_step, *re_epoch, *re_iter;
 static kg_regex *re_eval, *re_ckpt, *re_model_load, *re_train;
 static kg_regex *re_conf_assign, *re_conf_environ;
-static kg_regex *re_rank_line;
+static kg_regex *re_rank_line, *re_config_path;
 static bool ready;
 
 static kg_regex *must(const char *pat, uint32_t flags, kg_error *err, int *bad)
@@ -40,6 +40,8 @@ int kg_context_init(kg_error *err)
 	re_conf_assign = must("\\b(PYTORCH_\\w*ALLOC\\w*)\\s*[=:]\\s*['\"]?([^\\s'\"]+)", 0, err, &bad);
 	re_conf_environ = must("\\[\\s*['\"](PYTORCH_\\w*ALLOC\\w*)['\"]\\s*\\]\\s*=\\s*['\"]([^'\"]*)['\"]", 0, err, &bad);
 	re_rank_line = must("^\\s*rank\\s*:\\s*(\\d{1,7})\\b", 0, err, &bad);
+	re_config_path = must("(?:--config|--cfg|--config-file|--config_file|(?<![\\w-])-c|\\bconfig(?:_file|_path)?)"
+			      "\\s*[=: ]\\s*['\"]?([\\w./~+-]+\\.ya?ml)\\b", I, err, &bad);
 	if (bad) {
 		kg_context_fini();
 		return -1;
@@ -52,7 +54,7 @@ void kg_context_fini(void)
 {
 	kg_regex **all[] = {&re_global_step, &re_step, &re_epoch, &re_iter, &re_eval, &re_ckpt,
 			    &re_model_load, &re_train, &re_conf_assign, &re_conf_environ,
-			    &re_rank_line};
+			    &re_rank_line, &re_config_path};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		kg_regex_free(*all[i]);
 		*all[i] = NULL;
@@ -135,6 +137,20 @@ bool kg_ctx_alloc_conf(const char *line, size_t n, char **var, char **value)
 	    kg_match_group(&m, line, 1, &p, &plen) && kg_match_group(&m, line, 2, &q, &qlen)) {
 		*var = kg_strndup(p, plen);
 		*value = kg_strndup(q, qlen);
+		return true;
+	}
+	return false;
+}
+
+bool kg_ctx_config_path(const char *line, size_t n, char **path)
+{
+	if (!memmem(line, n, ".yaml", 5) && !memmem(line, n, ".yml", 4))
+		return false;
+	kg_match m;
+	const char *p;
+	size_t len;
+	if (kg_regex_match(re_config_path, line, n, 0, &m) && kg_match_group(&m, line, 1, &p, &len)) {
+		*path = kg_strndup(p, len);
 		return true;
 	}
 	return false;

@@ -369,6 +369,21 @@ int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
 			FAIL(KG_EXIT_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
 	}
 	first_failed_rank(rep);
+	/* no --config: a config the log names, if it is there (DESIGN §2) */
+	if (R.nconfigs == 0 && rep->echoed_config && rep->nincidents) {
+		if (access(rep->echoed_config, R_OK) == 0) {
+			kg_error e = {0};
+			if (add_config(&R, rep->echoed_config, &e) == 0)
+				kg_report_note(rep, "%s: using the config %s named there (pass --config to choose another)",
+					       rep->echoed_config_where, rep->echoed_config);
+			else
+				kg_report_note(rep, "%s: the config %s named there could not be read: %s",
+					       rep->echoed_config_where, rep->echoed_config, e.msg);
+		} else {
+			kg_report_note(rep, "%s: the log names the config %s, which is not here; pass it with --config for config-aware advice",
+				       rep->echoed_config_where, rep->echoed_config);
+		}
+	}
 	if (status == 0 || rep->nincidents) {
 		kg_error e = {0};
 		bool usage = false;

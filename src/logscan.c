@@ -470,13 +470,64 @@ static void tb_end(scanner *sc, long line)
 	}
 }
 
+/* Frames of a traceback joined on one line (issue trackers, JSON logs):
+ * `File "a.py", line 3, in main     x()   File "b.py", line 9, in f ...`.
+ * Each frame runs to the next `File "`; the function name is its first
+ * word and the rest, up to the next frame, is the code. */
+static void tb_joined(scanner *sc, const char *s, size_t n)
+{
+	const char *p = memmem(s, n, "File \"", 6);
+	while (p) {
+		const char *next = memmem(p + 6, (size_t)(s + n - p - 6), "File \"", 6);
+		size_t seg = (size_t)((next ? next : s + n) - p);
+		kg_frame f;
+		if (kg_tb_parse_frame(p, seg, &f) && f.function) {
+			char *fn = f.function;
+			size_t w = strcspn(fn, " \t");
+			const char *code = fn + w;
+			while (*code == ' ' || *code == '\t')
+				code++;
+			/* the last frame's code runs into the exception line: cut it
+			 * at "SomethingError:" / "Exception:" */
+			size_t clen = strlen(code);
+			const char *ex = strstr(code, "Error: ");
+			const char *ex2 = strstr(code, "Exception: ");
+			if (!ex || (ex2 && ex2 < ex))
+				ex = ex2;
+			if (ex) {
+				while (ex > code && (isalnum((unsigned char)ex[-1]) || ex[-1] == '.' || ex[-1] == '_'))
+					ex--;
+				clen = (size_t)(ex - code);
+			}
+			if (clen)
+				f.code = collapse(code, clen, 300);
+			fn[w] = '\0';
+			tb_push(sc, &f);
+		} else if (f.file) {
+			kg_frame_free(&f);
+		}
+		p = next;
+	}
+}
+
 /* Feeds one stripped line to the traceback state machine. Returns true
  * when the line belongs to the traceback (so it cannot be an exception
  * line). */
 static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
 {
-	if (memmem(s, n, "Traceback (most recent call last)", 33)) {
+	const char *hdr = memmem(s, n, "Traceback (most recent call last)", 33);
+	if (hdr) {
 		tb_reset(sc, line, true);
+		/* a traceback pasted on one line: its frames follow the header */
+		const char *rest = hdr + 33;
+		if (memmem(rest, (size_t)(s + n - rest), "File \"", 6)) {
+			tb_joined(sc, rest, (size_t)(s + n - rest));
+			/* the exception text after the last frame is on this line:
+			 * the traceback ends here and the OOM scan sees the line */
+			sc->tb_active = false;
+			sc->tb_end_line = line;
+			return false;
+		}
 		return true;
 	}
 	if (n >= 6 && (memmem(s, n < 64 ? n : 64, "File ", 5) || memmem(s, n, " in ", 4))) {
@@ -944,6 +995,11 @@ static void process(scanner *sc, size_t idx, uint32_t cls, kg_buf *win)
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
 		}
+		char *cp;
+		if (!sc->rep->echoed_config && kg_ctx_config_path(s, n, &cp)) {
+			sc->rep->echoed_config = cp;
+			sc->rep->echoed_config_where = kg_asprintf("%s:%ld", sc->name, L->lineno);
+		}
 		int64_t rk;
 		int rc = kg_ctx_root_cause(s, n, &rk);
 		if (rc == 1) {
@@ -994,6 +1050,7 @@ static void atoms_init(void)
 		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
 		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
 		{"illegal memory", A_CTX}, {"memory summary", A_CTX},
+		{".yaml", A_CTX}, {".yml", A_CTX},
 		{"ProcessGroupNCCL", A_CTX}, {"exitcode", A_CTX}, {"Root Cause", A_CTX},
 		/* memory readings and parallelism hints (logfacts.h); step and
 		 * epoch counters are found lazily, searching back from the line

@@ -26,6 +26,8 @@ void kg_report_free(kg_report *r)
 	for (size_t i = 0; i < r->nincidents; i++)
 		kg_incident_free(&r->incidents[i]);
 	free(r->incidents);
+	free(r->echoed_config);
+	free(r->echoed_config_where);
 	cJSON_Delete(r->snapshots);
 	cJSON_Delete(r->patches);
 	for (size_t i = 0; i < r->nnotes; i++)

@@ -96,6 +96,9 @@ def corpus(exe, jsonl):
             values += len(rec.get("expect") or {})
             continue
         inc = incs[0]
+        tap(all(i.get("findings") for i in incs),
+            f"{rid}: every incident gets a cause or an explicit not-enough-evidence finding",
+            [i.get("findings") for i in incs])
         for key, want in (rec.get("expect") or {}).items():
             values += 1
             got = lookup(inc, key)
