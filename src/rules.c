@@ -752,7 +752,8 @@ static kg_ruleset *load_all(loader *L, const char *const *dirs, size_t ndirs)
 		}
 		free(got);
 	}
-	qsort(rs->rules, rs->n, sizeof *rs->rules, cmp_rule);
+	if (rs->n)
+		qsort(rs->rules, rs->n, sizeof *rs->rules, cmp_rule);
 	return rs;
 }
 
