@@ -601,7 +601,8 @@ static bool tb_available(const scanner *sc, long line)
 static kg_incident *incidents_of(scanner *sc, size_t *n)
 {
 	*n = sc->rep->nincidents - sc->first_incident;
-	return sc->rep->incidents + sc->first_incident;
+	/* no array yet: NULL, not NULL + 0 (undefined in C) */
+	return sc->rep->incidents ? sc->rep->incidents + sc->first_incident : NULL;
 }
 
 static bool size_conflict(kg_size a, kg_size b)

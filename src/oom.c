@@ -406,8 +406,8 @@ static const char *const hints[] = {
 	"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True|PYTORCH_HIP_ALLOC_CONF=expandable_segments:True "
 	"to avoid fragmentation. See documentation for Memory Management @URL",
 	"Please use `empty_cache`|empty_cache to release all unoccupied cached memory.",
-	"Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
-	"allocations (may cause system failure).",
+	("Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
+	 "allocations (may cause system failure)."),
 };
 
 static bool is_ws(char ch)
