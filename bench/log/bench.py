@@ -10,7 +10,8 @@ real OOM messages. Each is read once to warm the page cache, then the tool
 (`EXE --format json FILE`) and the baseline (`grep -c 'out of memory' FILE`)
 run alternately R times. Wall time is time.perf_counter() around the child;
 peak RSS is the child's ru_maxrss from wait4() — the number GNU time's %M
-prints. Exit status 1 when the incident count is wrong.
+prints. Both write to a pipe (GNU grep stops at the first match when its
+output is /dev/null). Exit status 1 when the incident count is wrong.
 """
 import argparse
 import json
@@ -48,8 +49,10 @@ SPAWN = [sys.executable, "-S", "-c",
          "sys.exit(os.waitstatus_to_exitcode(st))"]
 
 
-def run(argv, stdout=subprocess.DEVNULL):
-    """Runs argv; returns (seconds, peak RSS in KiB, exit status, stdout bytes)."""
+def run(argv, stdout=subprocess.PIPE):
+    """Runs argv; returns (seconds, peak RSS in KiB, exit status, stdout bytes).
+    stdout is a pipe, never /dev/null: GNU grep notices /dev/null and stops
+    at the first match, as -q does."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         wrap = ([GNU_TIME, "-q", "-f", "%e %M", "-o", tf.name] if GNU_TIME else SPAWN + [tf.name])
         t0 = time.perf_counter()
