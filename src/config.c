@@ -74,9 +74,50 @@ typedef struct ydoc {
 	size_t nlines;
 } ydoc;
 
+/* libyaml's scanner is quadratic in flow nesting ("[[[[…"): a config
+ * nested deeper than any real one is refused before it is parsed, in one
+ * linear pass (brackets inside quotes and comments do not count). */
+#define KG_CONFIG_MAX_FLOW_DEPTH 64
+
+static int flow_depth_check(const char *text, size_t len, kg_error *err)
+{
+	int depth = 0;
+	long line = 1;
+	char quote = 0;
+	bool comment = false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = text[i];
+		if (ch == '\n') {
+			line++;
+			comment = false;
+			continue;
+		}
+		if (comment)
+			continue;
+		if (quote) {
+			if (ch == quote)
+				quote = 0;
+			continue;
+		}
+		if (ch == '"' || ch == '\'')
+			quote = ch;
+		else if (ch == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t'))
+			comment = true;
+		else if (ch == '[' || ch == '{') {
+			if (++depth > KG_CONFIG_MAX_FLOW_DEPTH)
+				return kg_fail_line(err, line, "invalid YAML: flow collections nested deeper than %d levels",
+						    KG_CONFIG_MAX_FLOW_DEPTH);
+		} else if ((ch == ']' || ch == '}') && depth > 0)
+			depth--;
+	}
+	return 0;
+}
+
 static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 {
 	memset(d, 0, sizeof *d);
+	if (flow_depth_check(text, len, err) < 0)
+		return -1;
 	d->text = text;
 	d->len = len;
 	yaml_parser_t p;

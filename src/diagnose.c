@@ -363,7 +363,10 @@ int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
 		if (add_config(&R, opt->configs[i], &e) < 0)
 			FAIL(KG_EXIT_INPUT, opt->configs[i]);
 	}
-	for (size_t i = 0; i < npaths; i++) {
+	/* a config the user named that cannot be read stops the run: advice
+	 * without it would silently differ from what was asked for */
+	bool config_failed = status != 0;
+	for (size_t i = 0; !config_failed && i < npaths; i++) {
 		kg_error e = {0};
 		if (one_input(&R, paths[i], &e) < 0)
 			FAIL(KG_EXIT_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
