@@ -41,6 +41,8 @@ char *kg_strdup(const char *s);
 char *kg_strndup(const char *s, size_t n);
 /* Returns a malloc'd printf result. */
 char *kg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include <stdarg.h>
+char *kg_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Growable byte buffer, always NUL-terminated after kg_buf_* calls. */
 typedef struct kg_buf {

@@ -38,14 +38,10 @@ void kg_report_free(kg_report *r)
 
 void kg_report_note(kg_report *r, const char *fmt, ...)
 {
-	va_list ap, ap2;
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *s = kg_vasprintf(fmt, ap);
 	va_end(ap);
-	char *s = kg_malloc((size_t)(n < 0 ? 0 : n) + 1);
-	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
-	va_end(ap2);
 	r->notes = kg_realloc(r->notes, (r->nnotes + 1) * sizeof *r->notes);
 	r->notes[r->nnotes++] = s;
 }

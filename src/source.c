@@ -25,6 +25,17 @@ const char *kg_kind_name(kg_kind k)
 	return "unknown";
 }
 
+/* After a short read: true when the input really ended (no zlib error,
+ * and a gzip stream reached its end), false when it was cut short. */
+static bool clean_end(kg_source *src)
+{
+	int errnum = 0;
+	gzerror(src->gz, &errnum);
+	if (errnum != Z_OK && errnum != Z_STREAM_END)
+		return false;
+	return !(src->gzip && !gzeof(src->gz));
+}
+
 static int gz_failed(kg_source *src, kg_error *err)
 {
 	int errnum = 0;
@@ -77,15 +88,9 @@ static int open_fd(kg_source *src, int fd, const char *path, const char *name, k
 	}
 	src->headlen = (size_t)n;
 	src->gzip = !gzdirect(src->gz);
-	if ((size_t)n < sizeof src->head) {
-		/* short read: either EOF or a gzip stream cut short */
-		int errnum = 0;
-		gzerror(src->gz, &errnum);
-		if (errnum != Z_OK && errnum != Z_STREAM_END)
-			return gz_failed(src, err);
-		if (src->gzip && !gzeof(src->gz))
-			return gz_failed(src, err);
-	}
+	/* short read: either EOF or a gzip stream cut short */
+	if ((size_t)n < sizeof src->head && !clean_end(src))
+		return gz_failed(src, err);
 	return 0;
 }
 
@@ -100,6 +105,7 @@ int kg_source_open(kg_source *src, const char *path, kg_error *err)
 	}
 	return open_fd(src, fd, path, is_stdin ? "<stdin>" : path, err);
 }
+
 
 int kg_source_open_fd(kg_source *src, int fd, const char *name, kg_error *err)
 {
@@ -286,11 +292,7 @@ ssize_t kg_source_read(kg_source *src, void *buf, size_t n, kg_error *err)
 	if (r < 0)
 		return gz_failed(src, err);
 	if (r == 0) {
-		int errnum = 0;
-		gzerror(src->gz, &errnum);
-		if (errnum != Z_OK && errnum != Z_STREAM_END)
-			return gz_failed(src, err);
-		if (src->gzip && !gzeof(src->gz))
+		if (!clean_end(src))
 			return gz_failed(src, err);
 		src->eof = true;
 		return 0;

@@ -86,16 +86,26 @@ char *kg_strndup(const char *s, size_t n)
 	return p;
 }
 
-char *kg_asprintf(const char *fmt, ...)
+char *kg_vasprintf(const char *fmt, va_list ap)
 {
-	va_list ap, ap2;
-	va_start(ap, fmt);
+	va_list ap2;
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *p = kg_malloc((size_t)(n < 0 ? 0 : n) + 1);
-	vsnprintf(p, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
+	size_t len = (size_t)(n < 0 ? 0 : n);
+	char *p = kg_malloc(len + 1);
+	p[0] = '\0';
+	if (n > 0)
+		vsnprintf(p, len + 1, fmt, ap2);
 	va_end(ap2);
+	return p;
+}
+
+char *kg_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = kg_vasprintf(fmt, ap);
+	va_end(ap);
 	return p;
 }
 
