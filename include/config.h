@@ -75,12 +75,6 @@ typedef struct kg_config {
 	size_t nwarnings;
 } kg_config;
 
-/* The directory of shipped rule files: $KGMEM_RULES_PATH (first entry of a
- * ':'-separated list) when set, else the source tree's rules/ when it
- * exists (KG_SOURCE_RULES_DIR: a build that was not installed), else the
- * installed KG_RULES_DIR (both from the generated kg_build.h). */
-const char *kg_rules_dir(void);
-
 /* Reads and parses a YAML config (at most 16 MiB), with the registries
  * from kg_rules_dir(). Returns NULL and err (line set where it applies) on
  * an unreadable file, invalid YAML, a document that is not a mapping, or a

@@ -40,6 +40,10 @@ void kg_report_init(kg_report *r);
 void kg_report_free(kg_report *r);
 void kg_report_note(kg_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* "error", "warning", "info" (or "none"): the words of JSON `severity`,
+ * SARIF levels map from them. */
+const char *kg_severity_name(enum kg_severity s);
+
 /* Most severe severity of an incident: its findings' maximum, or, before any
  * rule ran, error for kind "oom" and warning for "oom-warning". */
 enum kg_severity kg_incident_severity(const kg_incident *inc);

@@ -33,8 +33,6 @@ typedef struct kg_ci_item {
 size_t kg_ci_items(const kg_report *r, kg_ci_item **out);
 void kg_ci_items_free(kg_ci_item *items, size_t n);
 
-/* "error", "warning", "info" or "none". */
-const char *kg_ci_severity_name(enum kg_severity s);
 
 /* One line describing an incident from its parsed numbers, e.g.
  * "CUDA out of memory on cuda:0: tried to allocate 16.00 MiB; 33.56 MiB free

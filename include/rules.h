@@ -29,10 +29,14 @@
 
 typedef struct kg_ruleset kg_ruleset;
 
-/* The shipped rules directory: $KGMEM_RULES_PATH when set, else the
- * source tree's rules/ when it exists (an uninstalled build), else the
- * installed one (KG_RULES_DIR from kg_build.h). */
-const char *kg_rules_default_dir(void);
+/* The directory of shipped rule files and registries (keys.yaml,
+ * datasets.yaml, gpus.yaml, VERSION) — the one lookup every part uses:
+ * $KGMEM_RULES_PATH (first entry of a ':'-separated list) when set; else
+ * the rules installed beside the binary (<bindir>/KG_BIN_TO_RULES, so a
+ * relocated install finds its own); else the source tree's rules/ (an
+ * uninstalled build, KG_SOURCE_RULES_DIR); else KG_RULES_DIR (all from the
+ * generated kg_build.h). Returns a static string. */
+const char *kg_rules_dir(void);
 
 /* Loads rule files from each of dirs in turn (a directory: its *.yaml and
  * *.yml files in name order, except keys.yaml, datasets.yaml and

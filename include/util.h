@@ -59,6 +59,17 @@ void kg_buf_free(kg_buf *b);
 /* Hands the storage to the caller (NUL-terminated, never NULL); b is reset. */
 char *kg_buf_steal(kg_buf *b);
 
+/* Writes data to a new temporary file beside path (path.kgmem-XXXXXX, the
+ * same file system, so rename(2) is atomic), with the given mode, synced to
+ * disk. Returns 0 and the temporary's name in *tmp_out (malloc'd; the
+ * caller renames or unlinks it), or -1 with err ("PATH: cannot …") and
+ * nothing left behind. */
+int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode,
+		  char **tmp_out, kg_error *err);
+/* kg_write_temp then rename over path: the file is replaced whole or not
+ * at all. Returns 0, or -1 with err. */
+int kg_write_atomic(const char *path, const void *data, size_t len, unsigned mode, kg_error *err);
+
 /* Case-insensitive memmem over [h, h+hn); returns pointer or NULL. */
 const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t nn);
 

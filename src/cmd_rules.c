@@ -46,7 +46,7 @@ int kg_cmd_rules(int argc, char **argv)
 	};
 	const char **dirs = kg_malloc(sizeof *dirs * (size_t)(argc + 1));
 	size_t ndirs = 0;
-	dirs[ndirs++] = kg_rules_default_dir();
+	dirs[ndirs++] = kg_rules_dir();
 	int c, rc = KG_EXIT_OK;
 	optind = 1;
 	opterr = 0;

@@ -3,6 +3,7 @@
  * are recomputed from them because libyaml's mark.index counts characters,
  * not bytes. */
 #include "config.h"
+#include "rules.h"
 #include "kg_build.h"
 
 #include <errno.h>
@@ -14,23 +15,6 @@
 #include <yaml.h>
 
 #define KG_CONFIG_MAX (16u << 20)
-
-const char *kg_rules_dir(void)
-{
-	static char env_dir[4096];
-	const char *e = getenv("KGMEM_RULES_PATH");
-	if (e && *e) {
-		size_t n = strcspn(e, ":");
-		if (n >= sizeof env_dir)
-			n = sizeof env_dir - 1;
-		memcpy(env_dir, e, n);
-		env_dir[n] = 0;
-		return env_dir;
-	}
-	if (access(KG_SOURCE_RULES_DIR "/keys.yaml", R_OK) == 0)
-		return KG_SOURCE_RULES_DIR;
-	return KG_RULES_DIR;
-}
 
 /* Reads a whole file (≤ KG_CONFIG_MAX) into a NUL-terminated buffer. */
 static char *slurp(const char *path, size_t *len, struct stat *st, kg_error *err)

@@ -141,11 +141,6 @@ static void first_failed_rank(kg_report *rep)
 	}
 }
 
-static const kg_fact *fact(const kg_facts *f, const char *name)
-{
-	return kg_facts_get(f, name);
-}
-
 /* Calculators that run before the rules, only where their inputs are known
  * (DESIGN §2). Full ranking (formats.md §8.7): batch × entities × dim ×
  * components × dtype bytes, and the largest eval batch whose tensor fits in
@@ -157,16 +152,16 @@ static void calculators(kg_facts *f)
 {
 	/* copy what is needed first: setting a fact may move the others */
 	const kg_fact *x;
-	if (!(x = fact(f, "config.eval_batch_size")) || x->type == KG_FACT_STRING)
+	if (!(x = kg_facts_get(f, "config.eval_batch_size")) || x->type == KG_FACT_STRING)
 		return;
 	int64_t bs = (int64_t)x->num;
-	if (!(x = fact(f, "dataset.entities")))
+	if (!(x = kg_facts_get(f, "dataset.entities")))
 		return;
 	int64_t ent = (int64_t)x->num;
-	if (!(x = fact(f, "config.embedding_dim")) || x->type == KG_FACT_STRING)
+	if (!(x = kg_facts_get(f, "config.embedding_dim")) || x->type == KG_FACT_STRING)
 		return;
 	int64_t dim = (int64_t)x->num;
-	x = fact(f, "config.model");
+	x = kg_facts_get(f, "config.model");
 	if (!x || !x->str)
 		return;
 	char model[64];
@@ -176,7 +171,7 @@ static void calculators(kg_facts *f)
 		return; /* an unknown model: no guess */
 	int width = 4;
 	char dtype[40] = "float32, assumed";
-	x = fact(f, "config.precision");
+	x = kg_facts_get(f, "config.precision");
 	if (x && x->str) {
 		const char *canon = NULL;
 		int w = kg_dtype_bytes(x->str, &canon);
@@ -186,16 +181,16 @@ static void calculators(kg_facts *f)
 		}
 	}
 	char bkey[128] = "eval batch", dkey[128] = "embedding dim", dname[64] = "dataset";
-	if ((x = fact(f, "config.eval_batch_size.key")) && x->str)
+	if ((x = kg_facts_get(f, "config.eval_batch_size.key")) && x->str)
 		snprintf(bkey, sizeof bkey, "%s", x->str);
-	if ((x = fact(f, "config.embedding_dim.key")) && x->str)
+	if ((x = kg_facts_get(f, "config.embedding_dim.key")) && x->str)
 		snprintf(dkey, sizeof dkey, "%s", x->str);
-	if ((x = fact(f, "dataset.name")) && x->str)
+	if ((x = kg_facts_get(f, "dataset.name")) && x->str)
 		snprintf(dname, sizeof dname, "%s", x->str);
 	int64_t budget = -1;
-	if ((x = fact(f, "oom.free"))) {
+	if ((x = kg_facts_get(f, "oom.free"))) {
 		budget = (int64_t)x->lo;
-		const kg_fact *ru = fact(f, "oom.reserved_unallocated");
+		const kg_fact *ru = kg_facts_get(f, "oom.reserved_unallocated");
 		if (ru && (int64_t)ru->lo > budget)
 			budget = (int64_t)ru->lo;
 	}
@@ -216,12 +211,21 @@ static void calculators(kg_facts *f)
 	}
 }
 
+/* Applies every --set NAME=VALUE; -1 with err on the first bad one. */
+static int set_args(const kg_options *opt, kg_facts *f, kg_error *err)
+{
+	for (size_t s = 0; s < opt->nsets; s++)
+		if (kg_facts_set_arg(f, opt->sets[s], err) < 0)
+			return -1;
+	return 0;
+}
+
 static int apply_rules(run *R, kg_error *err, bool *usage)
 {
 	const kg_options *opt = R->opt;
 	const char **dirs = kg_malloc((opt->nrules_dirs + 1) * sizeof *dirs);
 	size_t nd = 0;
-	dirs[nd++] = kg_rules_default_dir();
+	dirs[nd++] = kg_rules_dir();
 	for (size_t i = 0; i < opt->nrules_dirs; i++)
 		dirs[nd++] = opt->rules_dirs[i];
 	kg_ruleset *rs = kg_rules_load(dirs, nd, err);
@@ -241,18 +245,14 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 			const cJSON *snap;
 			cJSON_ArrayForEach(snap, R->rep->snapshots)
 				kg_snapshot_facts(snap, &f);
-			for (size_t s = 0; s < opt->nsets; s++) {
-				if (kg_facts_set_arg(&f, opt->sets[s], err) < 0) {
-					*usage = true;
-					rc = -1;
-					break;
-				}
-			}
-			if (rc == 0) {
+			/* --set before the calculators (their inputs) and again
+			 * after them (it wins over calculated values too) */
+			if (set_args(opt, &f, err) < 0) {
+				*usage = true;
+				rc = -1;
+			} else {
 				calculators(&f);
-				/* --set wins over calculated values too */
-				for (size_t s = 0; s < opt->nsets; s++)
-					kg_facts_set_arg(&f, opt->sets[s], err);
+				set_args(opt, &f, err);
 				kg_rules_apply(rs, inc, &f);
 			}
 			kg_facts_free(&f);

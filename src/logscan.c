@@ -1,28 +1,30 @@
 /* logscan.c — the log scanner (see include/logscan.h).
  *
- * One pass, bounded memory: bytes are read in large chunks and cut into
- * lines (LF, CRLF, and a bare CR as tqdm writes it, which keeps the line
- * number); each line is noise-stripped into a ring of the last RING lines.
- * A line is processed once KG_OOM_WINDOW_LINES - 1 lines after it are in the
- * ring (or at end of input), so a message wrapped over several lines is
- * parsed as one. No regex runs on a line unless a literal prefilter passes.
+ * One pass, bounded memory: input is read in 4 MiB chunks into a buffer
+ * that keeps 1 MiB of history. The atom prefilter (atoms.c) finds the lines
+ * worth a look; only those are copied and noise-stripped (into `lines`),
+ * and only a line that passes the grammars' own prefilter gets the
+ * KG_OOM_WINDOW_LINES - 1 lines after it loaded as its parse window, so a
+ * message wrapped over several lines is parsed as one. The frontier stays
+ * that many lines behind the end of the buffer until end of input. Step,
+ * epoch and the log's phase words are found by searching back only when an
+ * incident or a reading needs them. No regex runs on a line unless a
+ * literal prefilter passes.
  */
 #include "logscan.h"
 #include "atoms.h"
-#include "logfacts.h"
-#include "summary.h"
-
-#include <cjson/cJSON.h>
 #include "context.h"
+#include "logfacts.h"
 #include "oom.h"
+#include "summary.h"
 #include "traceback.h"
 #include "util.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RING 32                 /* > KG_OOM_WINDOW_LINES, power of two */
 #define MAX_FRAMES 128          /* frames kept per traceback (outermost kept) */
 #define MAX_FOLLOWUPS 8
 #define MAX_MESSAGE 4096
@@ -52,10 +54,9 @@ typedef struct scanner {
 	size_t last_reading_off; /* input offset of the last one */
 	const char *name;
 	size_t first_incident;   /* index of this input's first incident */
-	line_rec ring[RING];
-	size_t count;            /* lines pushed into the ring so far */
-	size_t next;             /* next line (by push index) to process */
-	long lineno;             /* physical line number of the line being read */
+	line_rec lines[KG_OOM_WINDOW_LINES]; /* the line being processed, then
+	                            its parse window (loaded on demand) */
+	size_t count;            /* lines loaded */
 
 	/* traceback state */
 	kg_frame *tb;
@@ -63,9 +64,8 @@ typedef struct scanner {
 	bool tb_active, tb_header, tb_expect_code;
 	long tb_post;            /* incident (index+1) whose frames follow its
 	                            message (VS Code's pane), or 0 */
-	long tb_start_line, tb_end_line;
+	long tb_end_line;
 	int tb_blank;
-	size_t tb_dropped;
 
 	/* context */
 	int64_t step, epoch;
@@ -355,7 +355,7 @@ size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
 
 static line_rec *rec_at(scanner *sc, size_t idx)
 {
-	return &sc->ring[idx % RING];
+	return &sc->lines[idx];
 }
 
 static void frames_clear(kg_frame **v, size_t *n)
@@ -411,11 +411,9 @@ static void tb_reset(scanner *sc, long line, bool header)
 	}
 	sc->tb_active = true;
 	sc->tb_header = header;
-	sc->tb_start_line = line;
 	sc->tb_end_line = 0;
 	sc->tb_expect_code = false;
 	sc->tb_blank = 0;
-	sc->tb_dropped = 0;
 }
 
 static void tb_push(scanner *sc, kg_frame *f)
@@ -426,7 +424,6 @@ static void tb_push(scanner *sc, kg_frame *f)
 		memmove(&sc->tb[MAX_FRAMES / 2], &sc->tb[MAX_FRAMES / 2 + 1],
 			(sc->ntb - MAX_FRAMES / 2 - 1) * sizeof *sc->tb);
 		sc->ntb--;
-		sc->tb_dropped++;
 	}
 	sc->tb = kg_realloc(sc->tb, (sc->ntb + 1) * sizeof *sc->tb);
 	sc->tb[sc->ntb++] = *f;
@@ -800,15 +797,15 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	r->incidents[r->nincidents++] = inc;
 }
 
-/* Builds the parse window for the line at push index idx: the line itself
+/* Builds the parse window for the processed line (lines[0]): the line itself
  * plus up to KG_OOM_WINDOW_LINES-1 following lines whose leading blanks and
  * '#' comment markers are dropped (wrapped messages pasted into comments).
  * starts[k] is the window offset of line k. */
-static size_t build_window(scanner *sc, size_t idx, kg_buf *win, size_t *starts, size_t *nlines)
+static size_t build_window(scanner *sc, kg_buf *win, size_t *starts, size_t *nlines)
 {
 	kg_buf_reset(win);
 	size_t k = 0;
-	for (size_t j = idx; j < sc->count && k < KG_OOM_WINDOW_LINES; j++, k++) {
+	for (size_t j = 0; j < sc->count && k < KG_OOM_WINDOW_LINES; j++, k++) {
 		line_rec *L = rec_at(sc, j);
 		const char *s = L->text.data ? L->text.data : "";
 		size_t n = L->text.len;
@@ -827,7 +824,7 @@ static size_t build_window(scanner *sc, size_t idx, kg_buf *win, size_t *starts,
 		kg_buf_append(win, s, n);
 	}
 	*nlines = k;
-	return k ? (rec_at(sc, idx)->text.len) : 0;
+	return k ? rec_at(sc, 0)->text.len : 0;
 }
 
 static const char *prev_line(struct reader *rd, size_t off, size_t *len);
@@ -902,16 +899,16 @@ enum {
 
 static void load_window(scanner *sc);
 
-static void scan_oom(scanner *sc, size_t idx, kg_buf *win)
+static void scan_oom(scanner *sc, kg_buf *win)
 {
-	line_rec *L = rec_at(sc, idx);
+	line_rec *L = rec_at(sc, 0);
 	if (L->lineno <= sc->consumed_until && sc->consumed_until)
 		return;
 	if (!kg_oom_candidate(L->text.data, L->text.len))
 		return;
 	load_window(sc);
 	size_t starts[KG_OOM_WINDOW_LINES], nlines = 0;
-	size_t first_len = build_window(sc, idx, win, starts, &nlines);
+	size_t first_len = build_window(sc, win, starts, &nlines);
 	size_t off = 0;
 	while (off < first_len) {
 		kg_oom o;
@@ -926,7 +923,7 @@ static void scan_oom(scanner *sc, size_t idx, kg_buf *win)
 			if (starts[k] < o.end)
 				last = k;
 		if (last > 0)
-			sc->consumed_until = rec_at(sc, idx + last)->lineno;
+			sc->consumed_until = rec_at(sc, last)->lineno;
 		new_incident(sc, L, &o, win->data);
 		size_t next = o.end > off ? o.end : off + 1;
 		kg_oom_free(&o);
@@ -951,9 +948,9 @@ static void handle_followup(scanner *sc, const char *kind, const line_rec *L)
 	}
 }
 
-static void process(scanner *sc, size_t idx, uint32_t cls, kg_buf *win)
+static void process(scanner *sc, uint32_t cls, kg_buf *win)
 {
-	line_rec *L = rec_at(sc, idx);
+	line_rec *L = rec_at(sc, 0);
 	const char *s = L->text.data ? L->text.data : "";
 	size_t n = L->text.len;
 
@@ -1014,7 +1011,7 @@ static void process(scanner *sc, size_t idx, uint32_t cls, kg_buf *win)
 	const char *fk = n && (cls & A_CTX) ? kg_ctx_followup(s, n) : NULL;
 	size_t before = sc->rep->nincidents;
 	if (cls & A_OOM)
-		scan_oom(sc, idx, win);
+		scan_oom(sc, win);
 	if (fk && sc->rep->nincidents == before)
 		handle_followup(sc, fk, L);
 }
@@ -1072,7 +1069,7 @@ static void atoms_init(void)
 #define COUNTER_LOOKBACK 3000     /* lines searched back for step/epoch */
 
 /* Lines are views into the buffer; the ones that need processing are copied
- * into the ring (noise-stripped) right before process() sees them. */
+ * into `lines` (noise-stripped) right before process() sees them. */
 static void load_line(scanner *sc, size_t idx, const char *p, size_t n, long lineno)
 {
 	line_rec *L = rec_at(sc, idx);
@@ -1219,7 +1216,7 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
 }
 
 /* Copies one raw line (a bare CR splits progress-bar segments: the last
- * segment is kept for continuation lines) into ring entry idx. */
+ * segment is kept for continuation lines) into lines[idx]. */
 static void load_raw(scanner *sc, size_t idx, const char *p, size_t n, long ln, bool last_seg)
 {
 	if (last_seg && n) {
@@ -1232,7 +1229,7 @@ static void load_raw(scanner *sc, size_t idx, const char *p, size_t n, long ln, 
 	load_line(sc, idx, p, n, ln);
 }
 
-/* Loads the lines after the current one into the ring, for the parse
+/* Loads the lines after the current one into `lines`, for the parse
  * window; done only when a line passes the grammars' prefilter. */
 static void load_window(scanner *sc)
 {
@@ -1269,7 +1266,7 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 		sc->readings_seen++;
 		sc->last_reading_off = rd->base + off;
 	}
-	sc->count = sc->next = 0;
+	sc->count = 0;
 	sc->cur_off = off;
 	sc->cur_end = e >= rd->buf + rd->len ? rd->len : (size_t)(e - rd->buf) + 1;
 	load_raw(sc, sc->count++, rd->buf + off, n, lineno, false);
@@ -1279,7 +1276,7 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 			sc->first_truncated = lineno;
 		sc->truncated_lines++;
 	}
-	process(sc, 0, sc->tb_active ? A_ALL : cls, win);
+	process(sc, sc->tb_active ? A_ALL : cls, win);
 }
 
 static void resolve_context(scanner *sc, bool phase)
@@ -1364,8 +1361,8 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 static void scanner_free(scanner *sc)
 {
 	kg_buf_free(&sc->summary);
-	for (size_t i = 0; i < RING; i++)
-		kg_buf_free(&sc->ring[i].text);
+	for (size_t i = 0; i < KG_OOM_WINDOW_LINES; i++)
+		kg_buf_free(&sc->lines[i].text);
 	frames_clear(&sc->tb, &sc->ntb);
 	free(sc->conf_var);
 	free(sc->conf_value);

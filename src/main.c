@@ -84,47 +84,15 @@ static int read_rules_version(const char *dir, size_t dirlen, char *buf, size_t 
 	return buf[0] ? 0 : -1;
 }
 
-/* Version of the rule set that would be used: the first of
- * $KGMEM_RULES_PATH (colon-separated), the rules installed beside the
- * binary (<bindir>/KG_BIN_TO_RULES), KG_RULES_DIR, the source tree's rules/
- * that has a VERSION file. */
+/* Version of the rule set that would be used (rules.c kg_rules_dir()). */
 static void rules_version(char *ver, size_t n, char *where, size_t wn)
 {
-	const char *env = getenv("KGMEM_RULES_PATH");
-	for (const char *p = env; p && *p;) {
-		size_t len = strcspn(p, ":");
-		if (len && read_rules_version(p, len, ver, n) == 0) {
-			snprintf(where, wn, "%.*s", (int)len, p);
-			return;
-		}
-		p += len + (p[len] == ':');
+	const char *dir = kg_rules_dir();
+	snprintf(where, wn, "%s", dir);
+	if (read_rules_version(dir, strlen(dir), ver, n) < 0) {
+		snprintf(ver, n, "unknown");
+		snprintf(where, wn, "no VERSION in %s", dir);
 	}
-	char exe[PATH_MAX];
-	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (k > 0) {
-		exe[k] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			char dir[PATH_MAX + 64];
-			int dn = snprintf(dir, sizeof dir, "%s/%s", exe, KG_BIN_TO_RULES);
-			char real[PATH_MAX];
-			if (dn > 0 && (size_t)dn < sizeof dir && realpath(dir, real) &&
-			    read_rules_version(real, strlen(real), ver, n) == 0) {
-				snprintf(where, wn, "%s", real);
-				return;
-			}
-		}
-	}
-	const char *dirs[] = {KG_RULES_DIR, KG_SOURCE_RULES_DIR};
-	for (size_t i = 0; i < 2; i++) {
-		if (read_rules_version(dirs[i], strlen(dirs[i]), ver, n) == 0) {
-			snprintf(where, wn, "%s", dirs[i]);
-			return;
-		}
-	}
-	snprintf(ver, n, "unknown");
-	snprintf(where, wn, "no rules/VERSION found");
 }
 
 static void version(void)

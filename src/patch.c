@@ -370,40 +370,7 @@ char *kg_patch_diff(const kg_patch *p)
 	return kg_buf_steal(&b);
 }
 
-/* ---- writing ---- */
-
-static int write_temp(const char *path, const char *text, size_t len, mode_t mode,
-		      char **tmp_out, kg_error *err)
-{
-	char *tmp = kg_asprintf("%s.kgmem-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		kg_fail(err, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	size_t off = 0;
-	bool ok = fchmod(fd, mode & 07777) == 0;
-	while (ok && off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		ok = w > 0;
-		off += ok ? (size_t)w : 0;
-	}
-	ok = ok && fsync(fd) == 0;
-	int saved = errno;
-	if (close(fd) != 0)
-		ok = false;
-	if (!ok) {
-		unlink(tmp);
-		kg_fail(err, "%s: cannot write: %s", path, strerror(saved ? saved : EIO));
-		free(tmp);
-		return -1;
-	}
-	*tmp_out = tmp;
-	return 0;
-}
+/* ---- writing (util.c kg_write_temp: temporary file beside the target) ---- */
 
 int kg_patch_apply(const kg_patch *p, kg_error *err)
 {
@@ -426,9 +393,9 @@ int kg_patch_apply(const kg_patch *p, kg_error *err)
 	char *orig = kg_asprintf("%s.orig", p->path);
 	char *tmp_new = NULL, *tmp_orig = NULL;
 	int rc = -1;
-	if (write_temp(p->path, p->new_text, p->new_len, mode, &tmp_new, err) < 0)
+	if (kg_write_temp(p->path, p->new_text, p->new_len, mode, &tmp_new, err) < 0)
 		goto out;
-	if (write_temp(orig, p->old_text, p->old_len, mode, &tmp_orig, err) < 0)
+	if (kg_write_temp(orig, p->old_text, p->old_len, mode, &tmp_orig, err) < 0)
 		goto out;
 	if (rename(tmp_orig, orig) != 0) {
 		kg_fail(err, "%s: cannot write backup: %s", orig, strerror(errno));

@@ -46,6 +46,16 @@ void kg_report_note(kg_report *r, const char *fmt, ...)
 	r->notes[r->nnotes++] = s;
 }
 
+const char *kg_severity_name(enum kg_severity s)
+{
+	switch (s) {
+	case KG_SEV_ERROR: return "error";
+	case KG_SEV_WARNING: return "warning";
+	case KG_SEV_INFO: return "info";
+	default: return "none";
+	}
+}
+
 enum kg_severity kg_incident_severity(const kg_incident *inc)
 {
 	if (inc->nfindings) {

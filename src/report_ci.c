@@ -6,16 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *kg_ci_severity_name(enum kg_severity s)
-{
-	switch (s) {
-	case KG_SEV_ERROR: return "error";
-	case KG_SEV_WARNING: return "warning";
-	case KG_SEV_INFO: return "info";
-	default: return "none";
-	}
-}
-
 static void put_size(kg_buf *b, const char *before, kg_size s, const char *after)
 {
 	char tmp[64];

@@ -54,22 +54,12 @@ static cJSON *memory_json(const kg_memory *m)
 	return o;
 }
 
-static const char *severity_name(enum kg_severity s)
-{
-	switch (s) {
-	case KG_SEV_ERROR: return "error";
-	case KG_SEV_WARNING: return "warning";
-	case KG_SEV_INFO: return "info";
-	default: return "none";
-	}
-}
-
 static cJSON *finding_json(const kg_finding *f)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "rule", str_or_null(f->rule));
 	cJSON_AddItemToObject(o, "category", str_or_null(f->category));
-	cJSON_AddStringToObject(o, "severity", severity_name(f->severity));
+	cJSON_AddStringToObject(o, "severity", kg_severity_name(f->severity));
 	cJSON_AddItemToObject(o, "title", str_or_null(f->title));
 	cJSON_AddItemToObject(o, "message", str_or_null(f->message));
 	cJSON *ev = cJSON_AddArrayToObject(o, "evidence");

@@ -140,7 +140,7 @@ static void table(FILE *out, const kg_report *r)
 			fprintf(out, "**%s**", inc->cause);
 		else
 			fputs("not diagnosed", out);
-		fprintf(out, " | %s |", kg_ci_severity_name(kg_incident_severity(inc)));
+		fprintf(out, " | %s |", kg_severity_name(kg_incident_severity(inc)));
 		cell_size(out, inc->mem.requested);
 		if (kg_size_known(inc->mem.free) && kg_size_known(inc->mem.total_capacity))
 			fprintf(out, " %s / %s |\n",
@@ -185,7 +185,7 @@ static void remedy(FILE *out, const kg_remedy *rm)
 
 static void item(FILE *out, const kg_ci_item *it)
 {
-	fprintf(out, "- **%s** ", kg_ci_severity_name(it->severity));
+	fprintf(out, "- **%s** ", kg_severity_name(it->severity));
 	md_text(out, it->title, false);
 	fputs(" ", out);
 	md_code(out, it->rule);

@@ -178,7 +178,6 @@ static void memory_lines(const out *o, const kg_incident *inc)
 static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 {
 	enum kg_severity sev = kg_incident_severity(inc);
-	const kg_finding *top = inc->nfindings ? &inc->findings[0] : NULL;
 	kg_buf head = {0};
 	what(inc, &head);
 	fprintf(o->f, "%s%s:%ld:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
@@ -257,7 +256,43 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 				fprintf(o->f, "          caveat: %s\n", r->caveat);
 		}
 	}
-	(void)top;
+}
+
+/* The size under key in obj, formatted like c10 format_size, or "?". */
+static const char *json_size(const cJSON *obj, const char *key, char *buf, size_t n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!cJSON_IsNumber(v))
+		return "?";
+	return kg_size_format((int64_t)v->valuedouble, buf, n);
+}
+
+static void snapshot_line(const out *o, const cJSON *snap)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(snap, "path");
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(snap, "kind");
+	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(snap, "devices");
+	const char *ps = cJSON_IsString(path) ? path->valuestring : "?";
+	const char *ks = cJSON_IsString(kind) ? kind->valuestring : "snapshot";
+	char a[32], b[32], c[32];
+	if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) == 0) {
+		const cJSON *stats = cJSON_GetObjectItemCaseSensitive(snap, "stats");
+		fprintf(o->f, "%s%s:%s %s: %s allocated (peak %s), %s reserved\n", col(o, C_BOLD), ps,
+			col(o, C_RESET), ks, json_size(stats, "allocated_bytes.all.current", a, sizeof a),
+			json_size(stats, "allocated_bytes.all.peak", c, sizeof c),
+			json_size(stats, "reserved_bytes.all.current", b, sizeof b));
+		return;
+	}
+	const cJSON *d;
+	cJSON_ArrayForEach(d, devs) {
+		const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
+		const cJSON *fr = cJSON_GetObjectItemCaseSensitive(d, "fragmentation");
+		fprintf(o->f, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f\n",
+			col(o, C_BOLD), ps, col(o, C_RESET), cJSON_IsNumber(dev) ? dev->valueint : 0,
+			json_size(d, "reserved_bytes", a, sizeof a), json_size(d, "allocated_bytes", b, sizeof b),
+			json_size(d, "largest_free_block_bytes", c, sizeof c),
+			cJSON_IsNumber(fr) ? fr->valuedouble : 0.0);
+	}
 }
 
 void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
@@ -268,52 +303,11 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 		fprintf(f, "%s%s%s\n", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
 	for (size_t i = 0; i < r->nincidents; i++)
 		incident_text(&o, &r->incidents[i], quiet);
-	size_t nsnap = 0;
-	(void)nsnap;
 	/* snapshots, memory_stats and memory_summary tables: one line each
 	 * (the full view is `kgmem-diagnose snapshot`) */
 	const cJSON *snap;
-	cJSON_ArrayForEach(snap, r->snapshots) {
-		const cJSON *path = cJSON_GetObjectItemCaseSensitive(snap, "path");
-		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-		const cJSON *devs = cJSON_GetObjectItemCaseSensitive(snap, "devices");
-		const char *ps = cJSON_IsString(path) ? path->valuestring : "?";
-		const char *ks = cJSON_IsString(kind) ? kind->valuestring : "snapshot";
-		if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) == 0) {
-			const cJSON *stats = cJSON_GetObjectItemCaseSensitive(snap, "stats");
-			const cJSON *al = cJSON_GetObjectItemCaseSensitive(stats, "allocated_bytes.all.current");
-			const cJSON *rs = cJSON_GetObjectItemCaseSensitive(stats, "reserved_bytes.all.current");
-			const cJSON *pk = cJSON_GetObjectItemCaseSensitive(stats, "allocated_bytes.all.peak");
-			char a[32] = "?", b[32] = "?", c[32] = "?";
-			if (cJSON_IsNumber(al))
-				kg_size_format((int64_t)al->valuedouble, a, sizeof a);
-			if (cJSON_IsNumber(rs))
-				kg_size_format((int64_t)rs->valuedouble, b, sizeof b);
-			if (cJSON_IsNumber(pk))
-				kg_size_format((int64_t)pk->valuedouble, c, sizeof c);
-			fprintf(f, "%s%s:%s %s: %s allocated (peak %s), %s reserved\n", col(&o, C_BOLD), ps,
-				col(&o, C_RESET), ks, a, c, b);
-			continue;
-		}
-		const cJSON *d;
-		cJSON_ArrayForEach(d, devs) {
-			const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
-			const cJSON *res = cJSON_GetObjectItemCaseSensitive(d, "reserved_bytes");
-			const cJSON *al = cJSON_GetObjectItemCaseSensitive(d, "allocated_bytes");
-			const cJSON *lf = cJSON_GetObjectItemCaseSensitive(d, "largest_free_block_bytes");
-			const cJSON *fr = cJSON_GetObjectItemCaseSensitive(d, "fragmentation");
-			char a[32] = "?", b[32] = "?", c[32] = "?";
-			if (cJSON_IsNumber(res))
-				kg_size_format((int64_t)res->valuedouble, a, sizeof a);
-			if (cJSON_IsNumber(al))
-				kg_size_format((int64_t)al->valuedouble, b, sizeof b);
-			if (cJSON_IsNumber(lf))
-				kg_size_format((int64_t)lf->valuedouble, c, sizeof c);
-			fprintf(f, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f\n",
-				col(&o, C_BOLD), ps, col(&o, C_RESET), cJSON_IsNumber(dev) ? dev->valueint : 0,
-				a, b, c, cJSON_IsNumber(fr) ? fr->valuedouble : 0.0);
-		}
-	}
+	cJSON_ArrayForEach(snap, r->snapshots)
+		snapshot_line(&o, snap);
 	if (style && style->diff) {
 		int np = cJSON_GetArraySize(r->patches);
 		for (int i = 0; i < np; i++) {

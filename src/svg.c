@@ -380,30 +380,7 @@ int kg_svg_write(const kg_report *rep, const kg_log_facts *lfs, const size_t *lo
 		 size_t nlogs, const char *path, kg_error *err)
 {
 	char *svg = kg_svg_render(rep, lfs, logs_first, nlogs);
-	char *tmp = kg_asprintf("%s.kgmem-XXXXXX", path);
-	int fd = mkstemp(tmp), rc = -1;
-	if (fd < 0) {
-		kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
-		goto out;
-	}
-	FILE *f = fdopen(fd, "wb");
-	bool ok = f && fchmod(fd, 0644) == 0;
-	ok = ok && fwrite(svg, 1, strlen(svg), f) == strlen(svg) && fflush(f) == 0 && fsync(fd) == 0;
-	int saved = errno;
-	if (f ? fclose(f) != 0 : close(fd) != 0)
-		ok = false;
-	if (ok && rename(tmp, path) != 0) {
-		saved = errno;
-		ok = false;
-	}
-	if (!ok) {
-		unlink(tmp);
-		kg_fail(err, "%s: cannot write: %s", path, strerror(saved ? saved : EIO));
-		goto out;
-	}
-	rc = 0;
-out:
-	free(tmp);
+	int rc = kg_write_atomic(path, svg, strlen(svg), 0644, err);
 	free(svg);
 	return rc;
 }

@@ -2,6 +2,9 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,4 +228,53 @@ char *kg_sanitize_utf8(const char *s, size_t n)
 		i += len;
 	}
 	return kg_buf_steal(&b);
+}
+
+int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode,
+		  char **tmp_out, kg_error *err)
+{
+	char *tmp = kg_asprintf("%s.kgmem-XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		kg_fail(err, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	const char *p = data;
+	size_t off = 0;
+	bool ok = fchmod(fd, (mode_t)(mode & 07777)) == 0;
+	while (ok && off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		off += ok ? (size_t)w : 0;
+	}
+	ok = ok && fsync(fd) == 0;
+	int saved = errno;
+	if (close(fd) != 0)
+		ok = false;
+	if (!ok) {
+		unlink(tmp);
+		kg_fail(err, "%s: cannot write: %s", path, strerror(saved ? saved : EIO));
+		free(tmp);
+		return -1;
+	}
+	*tmp_out = tmp;
+	return 0;
+}
+
+int kg_write_atomic(const char *path, const void *data, size_t len, unsigned mode, kg_error *err)
+{
+	char *tmp;
+	if (kg_write_temp(path, data, len, mode, &tmp, err) < 0)
+		return -1;
+	int rc = 0;
+	if (rename(tmp, path) != 0) {
+		kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+		rc = -1;
+	}
+	free(tmp);
+	return rc;
 }
