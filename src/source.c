@@ -218,10 +218,11 @@ kg_kind kg_source_sniff(const kg_source *src)
 		i = 3;
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
 		i++;
-	if (i < n && p[i] == '{')
-		return KG_KIND_JSON;
+	/* text first: random bytes that happen to start with '{' are not JSON */
 	if (looks_binary(p, n))
 		return KG_KIND_BINARY;
+	if (i < n && p[i] == '{')
+		return KG_KIND_JSON;
 	if (looks_summary(p, n))
 		return KG_KIND_SUMMARY;
 	if (looks_yaml(p, n))
@@ -341,6 +342,21 @@ char *kg_source_slurp(kg_source *src, size_t max, size_t *len, kg_error *err)
 			kg_buf_free(&b);
 			kg_fail(err, "larger than %zu bytes", max);
 			return NULL;
+		}
+		if (b.len + (size_t)r + 1 > b.cap) {
+			/* grow without aborting: a huge input is bad input, not a bug */
+			size_t cap = b.cap ? b.cap : 65536;
+			while (cap < b.len + (size_t)r + 1)
+				cap *= 2;
+			char *q = realloc(b.data, cap);
+			if (!q) {
+				size_t have = b.len;
+				kg_buf_free(&b);
+				kg_fail(err, "too large to read into memory (%zu bytes read)", have);
+				return NULL;
+			}
+			b.data = q;
+			b.cap = cap;
 		}
 		kg_buf_append(&b, tmp, (size_t)r);
 	}

@@ -44,6 +44,8 @@ mkdir "$tmp/dir"; one_line_3 "directory" "$tmp/dir"
 one_line_3 "missing file" "$tmp/does-not-exist.log"
 printf 'PK\003\004rest of a zip' >"$tmp/model.pt"; one_line_3 "torch.save zip archive" "$tmp/model.pt"
 head -c 4096 /dev/zero >"$tmp/zeros"; one_line_3 "NUL bytes only" "$tmp/zeros"
+# regression: random bytes behind a '{' were taken for JSON and read whole
+{ printf '{'; head -c 200000 /dev/urandom; } >"$tmp/brace.bin"; one_line_3 "random bytes starting with {" "$tmp/brace.bin"
 if [ "$(id -u)" != 0 ]; then
 	cp "$log" "$tmp/unreadable.log"; chmod 000 "$tmp/unreadable.log"; one_line_3 "unreadable file" "$tmp/unreadable.log"
 else
