@@ -1,10 +1,16 @@
 /* atoms.h — the literal prefilter in front of every regex (YARA's "atoms"):
- * short literals chosen from the grammars and context parsers, each with an
- * anchor byte (its rarest byte). A buffer is scanned once for the set of
- * anchor bytes with a SIMD byte-class test (SSSE3 pshufb nibble tables on
- * x86-64, a 256-entry table elsewhere); each anchor hit is verified against
- * the literals that own that byte. Cost: one pass over the bytes at several
- * GB/s plus a few compares per anchor hit. */
+ * short literals chosen from the grammars and context parsers. Each literal
+ * gets a three-byte fingerprint (the three adjacent bytes of it that are
+ * rarest in training logs) and one of 8 buckets; a buffer is scanned once
+ * with a "Teddy" filter (Hyperscan's multi-literal matcher; the Rust `regex`
+ * crate's `aho-corasick` packed searcher describes it): per input byte and
+ * per fingerprint position, two pshufb nibble lookups give the set of
+ * buckets whose fingerprint byte could be that byte; the three sets, shifted
+ * into line, are ANDed. Only positions where some bucket survives are
+ * verified against the literals of that bucket. AVX2 (32 bytes a step) or
+ * SSSE3 (16) on x86-64, chosen at run time; a scalar table walk elsewhere.
+ * Cost: one pass at memory speed plus a verify on the rare fingerprint hits.
+ * Results are identical on every path. */
 #ifndef KG_ATOMS_H
 #define KG_ATOMS_H
 
@@ -12,32 +18,47 @@
 #include <stdint.h>
 
 #define KG_ATOMS_MAX 64
+#define KG_ATOMS_BUCKETS 8
+#define KG_ATOMS_FP 3  /* fingerprint length in bytes */
 
 typedef struct kg_atoms {
 	struct {
 		const char *lit;
-		uint8_t len, anchor; /* anchor: index of the anchor byte in lit */
-		uint32_t cls;        /* class bits reported on a hit */
+		uint8_t len;
+		uint8_t fp;      /* offset of the fingerprint in lit */
+		uint8_t bucket;
+		uint32_t cls;    /* class bits reported on a hit */
 	} atom[KG_ATOMS_MAX];
 	int natoms;
-	uint8_t first[256];          /* per byte: 1 + index of its first atom, 0 if none */
-	uint8_t next[KG_ATOMS_MAX];  /* chain of atoms sharing an anchor byte (1-based) */
-	uint8_t lo[16], hi[16];      /* nibble tables for the SIMD class test */
-	uint8_t member[256];         /* scalar fallback */
-	uint8_t next_ok[256][32];    /* per anchor byte: bitset of bytes that
-	                                may follow it in some atom */
-	uint8_t last[256];           /* an atom ends at this anchor byte */
+	/* per fingerprint byte j: bucket bits by low and by high nibble */
+	uint8_t lo[KG_ATOMS_FP][16], hi[KG_ATOMS_FP][16];
+	uint8_t nin[KG_ATOMS_BUCKETS];                    /* atoms per bucket */
+	uint8_t in[KG_ATOMS_BUCKETS][KG_ATOMS_MAX];       /* their indexes */
+	double cost[KG_ATOMS_BUCKETS];  /* estimated stops per sample (atoms.c) */
 } kg_atoms;
 
-/* Adds a literal (static storage, 1–255 bytes); its anchor is chosen as the
- * byte that is rarest in English/log text among its bytes. Returns -1 when
- * the table is full or the anchors use more than 8 distinct high nibbles. */
+/* Adds a literal (static storage, 1–255 bytes, no '\n'); picks its
+ * fingerprint and bucket (greedily, the bucket whose filter accepts the
+ * least more of typical log text). Returns -1 when the table is full or the
+ * literal is empty or too long. */
 int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls);
 
-/* Finds the first verified atom at or after buf+from within buf[0..n).
- * Returns its offset (of the anchor byte's atom start) and sets *cls, or
- * returns n when there is none. Literals are matched whole inside [0, n). */
+/* Finds the first position at or after buf+from where some atom's
+ * fingerprint starts and the whole atom matches inside buf[0..n) (the atom
+ * itself may start up to its fingerprint offset before `from`). Returns that
+ * fingerprint position and sets *cls to the OR of the classes of every atom
+ * verified there, or returns n (cls 0) when there is none. */
 size_t kg_atoms_find(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls);
+
+/* kg_atoms_find that also sets *nl to the number of '\n' bytes in
+ * buf[from..returned position) — counted in the same pass, so the scanner
+ * keeps line numbers without reading the bytes twice. */
+size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl);
+
+/* Code path kg_atoms_find uses: 0 = pick the best the CPU has (default),
+ * 1 = scalar, 2 = SSSE3, 3 = AVX2 (a path the CPU lacks falls back to the
+ * next lower one). For tests and benchmarks. */
+void kg_atoms_force_isa(int isa);
 
 /* Counts '\n' bytes in buf[0..n) (SIMD). */
 size_t kg_count_newlines(const char *buf, size_t n);

@@ -74,12 +74,14 @@ typedef struct kg_log_facts {
 	int64_t parallel_jobs;     /* largest hint, KG_NONE when none */
 	const char *parallel_kind;
 	long parallel_line;
+	struct kg_log_index *index; /* built by the first kg_facts_from_log (logfacts.c) */
 } kg_log_facts;
 
 void kg_log_facts_init(kg_log_facts *lf);
 void kg_log_facts_free(kg_log_facts *lf);
-/* Appends a reading (kept in line order; at most 1,000,000 are kept, the
- * rest dropped so memory stays bounded). step/epoch: the scanner's current
+/* Appends a reading (kept in line order: one whose line is before the
+ * last reading's is ignored; at most 1,000,000 are kept, the rest dropped
+ * so memory stays bounded). step/epoch: the scanner's current
  * context when the line itself has none (KG_NONE when unknown). */
 void kg_log_facts_add_reading(kg_log_facts *lf, const kg_reading *r, int64_t step,
 			      int64_t epoch, long line);
@@ -87,7 +89,9 @@ void kg_log_facts_add_reading(kg_log_facts *lf, const kg_reading *r, int64_t ste
 void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind, long line);
 
 /* Sets the log.* facts from what was seen before line `before` (0: the
- * whole log), provenance "PATH:LINE", then re-derives. */
-void kg_facts_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *facts);
+ * whole log), provenance "PATH:LINE", then re-derives. The first call
+ * after readings were added indexes them (O(n) memory and time); each
+ * call then costs O(log n) plus the points of the series it reports. */
+void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts *facts);
 
 #endif

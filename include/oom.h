@@ -47,6 +47,11 @@ void kg_oom_fini(void);
  * "out of memory retries: 0" pass it and kg_oom_parse returns 0. */
 bool kg_oom_candidate(const char *line, size_t n);
 
+/* The trigger literals kg_oom_candidate looks for (static storage); *n gets
+ * their count. The scanner's atoms use exactly these for OOM lines, so a
+ * line without one is never shown to the grammars. */
+const char *const *kg_oom_triggers(size_t *n);
+
 /* Parses the first OOM message whose first byte lies in text[0..first_len)
  * (the first line of the window); the message may continue into the rest of
  * text[0..n) (wrapped lines, multi-line templates). Never reads past n.

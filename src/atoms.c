@@ -1,29 +1,162 @@
 /* atoms.c — see include/atoms.h. */
 #include "atoms.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-/* Rough rank of how common a byte is in training logs (lower = rarer):
- * letters by English frequency; the capitals that logs print all the time
- * (timestamps' T, INFO, WARNING, Epoch, MiB, GB, …) count as common as
- * their lower case, other capitals a little rarer; digits, blanks and the
- * punctuation of numbers, paths, key=value pairs and code are frequent;
- * other punctuation is rare. */
-static int commonness(unsigned char c)
+/* ---- how common a byte, or three adjacent bytes, are in training logs --- */
+
+/* Rough share of each byte in training logs: letters by English frequency
+ * (about half the bytes), the capitals logs print all the time (INFO,
+ * WARNING, Epoch, MiB, GB, timestamps' T …) above the other capitals,
+ * digits, blanks and the punctuation of numbers, paths and key=value pairs
+ * frequent, other punctuation and non-ASCII rare. Only the ranking matters. */
+static double byte_freq_of(unsigned char c)
 {
-	static const char by_freq[] = "etaoinshrdlcumwfgypbvkjxqz";
+	static const double en[26] = {
+		8.2, 1.5, 2.8, 4.3, 12.7, 2.2, 2.0, 6.1, 7.0, 0.15, 0.8, 4.0, 2.4,
+		6.7, 7.5, 1.9, 0.1, 6.0, 6.3, 9.1, 2.8, 1.0, 2.4, 0.15, 2.0, 0.07,
+	};
 	if (c >= 'a' && c <= 'z')
-		return 100 + 26 - (int)(strchr(by_freq, c) - by_freq);
-	if (c >= 'A' && c <= 'Z') {
-		int lower = 100 + 26 - (int)(strchr(by_freq, c - 'A' + 'a') - by_freq);
-		return strchr("TIEWSMBGKPDNRC", c) ? lower : lower - 10;
+		return en[c - 'a'] * 0.0045;
+	if (c >= 'A' && c <= 'Z')
+		return strchr("TIEWSMBGKPDNRC", c) ? 0.004 : 0.001;
+	if (c >= '0' && c <= '9')
+		return 0.03;
+	if (c == ' ')
+		return 0.13;
+	if (c && strchr(".:/|,-=_()[]\"'\t", c))
+		return 0.012;
+	return c < 0x80 ? 0.0005 : 0.0002;
+}
+
+/* Lines of the kinds training logs repeat thousands of times (PyTorch
+ * Lightning and tqdm bars, Hugging Face Trainer dicts, fairseq, DeepSpeed
+ * and glog lines, memory prints, evaluation and checkpoint lines). A
+ * fingerprint found in them, or a bucket filter that fires on them, would
+ * stop the scan all the time; the atoms' choices are scored against this
+ * sample. */
+static const char sample[] =
+	"2024-05-01 12:34:56,789 - INFO - __main__ - Epoch 3/100, step 1200/5000: loss=0.4321, lr=1.2e-4, grad_norm=0.98\n"
+	"2024-05-01T12:34:56.7890123Z step 17 | loss 2.5895 | lr 2.550e-06 | grad_norm 0.925 | 191.9 ms/it\n"
+	"{'loss': 0.6931, 'learning_rate': 4.9e-05, 'epoch': 0.12, 'train_runtime': 12.5, 'eval_accuracy': 0.91}\n"
+	"Epoch 1:  45%|####5     | 450/1000 [01:23<01:42,  5.38it/s, loss=0.234, v_num=0, train_loss_step=0.21]\n"
+	"Validation DataLoader 0: 100%|##########| 500/500 [00:42<00:00, 11.8it/s]\n"
+	"[2024-05-01 12:34:56,789] [INFO] [logging.py:96:log_dist] [Rank 0] step=100, skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]\n"
+	"[Rank 0] MemAllocated=0.93GB MaxMemAllocated=1.2GB ReservedMemory=2.0GB MaxReservedMemory=2.5GB\n"
+	"Memory: 3.10GB allocated, 3.90GB reserved, 3.50GB max allocated; torch.cuda.memory_allocated: 1234567 bytes\n"
+	"epoch 002 | loss 3.456 | nll_loss 1.234 | ppl 2.35 | wps 12345 | ups 3.2 | wpb 4096 | bsz 128 | num_updates 2000 | gnorm 0.567 | train_wall 123 | gb_free 10.2\n"
+	"I0501 12:34:56.789012 140234 trainer.py:123] Training iteration 1000 took 0.18 s, throughput 5120 samples/s, tokens/sec 91234\n"
+	"WARNING:root:Evaluating on the test set: mean reciprocal rank 0.345, hits@1 0.25, hits@10 0.52, MRR 0.3456, MR 123.4\n"
+	"Saving model checkpoint to /home/user/output/checkpoint-1000/pytorch_model.bin; config.json; optimizer.pt\n"
+	"Total params: 123,456,789 | Trainable params: 123,456,789 | batch_size 128 | world_size 8 | precision bf16-mixed\n"
+	"Using device cuda:0, total validation time 12.3 s, best score so far 0.4567, patience 3, early stopping counter 1 of 10\n";
+
+#define SAMPLE_LEN (sizeof sample - 1)
+
+/* Tables built once from the above: byte shares, the sample in lower
+ * case, and the sample's positions grouped by their byte. */
+static struct {
+	bool ready;
+	double freq[256];
+	char lower[SAMPLE_LEN];
+	uint16_t at[SAMPLE_LEN];   /* positions, grouped by byte … */
+	uint16_t first[257];       /* … those of byte c: at[first[c] .. first[c+1]) */
+} st;
+
+static void stats_init(void)
+{
+	if (st.ready)
+		return;
+	for (int c = 0; c < 256; c++)
+		st.freq[c] = byte_freq_of((unsigned char)c);
+	uint16_t count[256] = {0};
+	for (size_t i = 0; i < SAMPLE_LEN; i++) {
+		st.lower[i] = (char)tolower((unsigned char)sample[i]);
+		count[(unsigned char)sample[i]]++;
 	}
-	if ((c >= '0' && c <= '9') || strchr(" .:/|,-=_()[]\"'\t", c))
-		return 250;
-	return 40; /* < > ~ ` { } # @ $ % ^ & * ! ? ; + \ and non-ASCII */
+	for (int c = 0; c < 256; c++)
+		st.first[c + 1] = (uint16_t)(st.first[c] + count[c]);
+	uint16_t fill[256];
+	memcpy(fill, st.first, sizeof fill);
+	for (size_t i = 0; i < SAMPLE_LEN; i++)
+		st.at[fill[(unsigned char)sample[i]]++] = (uint16_t)i;
+	st.ready = true;
+}
+
+/* Expected share of log positions where the k bytes at p occur: the
+ * bytes' shares multiplied, and much more when the sample has them (in
+ * any case). */
+static double fp_cost(const char *p, size_t k)
+{
+	double f = 1;
+	char low[KG_ATOMS_FP];
+	for (size_t j = 0; j < k; j++) {
+		f *= st.freq[(unsigned char)p[j]];
+		low[j] = (char)tolower((unsigned char)p[j]);
+	}
+	int n = 0;
+	int c0 = (unsigned char)low[0], c1 = toupper(c0);
+	for (int c = c0;; c = c1) {
+		for (unsigned i = st.first[c]; i < st.first[c + 1]; i++) {
+			size_t q = st.at[i];
+			n += q + k <= SAMPLE_LEN && memcmp(st.lower + q, low, k) == 0;
+		}
+		if (c == c1)
+			break;
+	}
+	return f * (1 + 1000.0 * n);
+}
+
+/* Cost of bucket `bit`'s filter, with one more fingerprint (fp, k bytes)
+ * when fp is set: the sample positions it accepts, plus the share of other
+ * log text it would accept if bytes were independent (scaled to the
+ * sample's size). */
+static double bucket_cost(const kg_atoms *a, uint8_t bit, const char *fp, size_t k)
+{
+	/* the filter accepts byte h*16+l at position j when l is in lo[j] and
+	 * h in hi[j] (nibble masks) */
+	unsigned lo[KG_ATOMS_FP] = {0}, hi[KG_ATOMS_FP] = {0};
+	uint64_t acc[KG_ATOMS_FP][4] = {{0}};
+	double model = 1;
+	for (int j = 0; j < KG_ATOMS_FP; j++) {
+		for (int x = 0; x < 16; x++) {
+			lo[j] |= (a->lo[j][x] & bit) ? 1u << x : 0;
+			hi[j] |= (a->hi[j][x] & bit) ? 1u << x : 0;
+		}
+		if (fp && (size_t)j >= k) {
+			lo[j] = hi[j] = 0xffff;
+		} else if (fp) {
+			lo[j] |= 1u << ((unsigned char)fp[j] & 15);
+			hi[j] |= 1u << ((unsigned char)fp[j] >> 4);
+		}
+		double share = 0;
+		for (unsigned h = hi[j]; h; h &= h - 1)
+			for (unsigned l = lo[j]; l; l &= l - 1) {
+				int c = __builtin_ctz(h) * 16 + __builtin_ctz(l);
+				acc[j][c >> 6] |= UINT64_C(1) << (c & 63);
+				share += st.freq[c];
+			}
+		model *= share;
+	}
+#define ACCEPTS(j, c) (acc[j][(c) >> 6] >> ((c) & 63) & 1)
+	int hits = 0;
+	for (unsigned h = hi[0]; h; h &= h - 1)
+		for (unsigned l = lo[0]; l; l &= l - 1) {
+			int c = __builtin_ctz(h) * 16 + __builtin_ctz(l);
+			for (unsigned i = st.first[c]; i < st.first[c + 1]; i++) {
+				size_t p = st.at[i];
+				if (p + KG_ATOMS_FP <= SAMPLE_LEN && ACCEPTS(1, (unsigned char)sample[p + 1]) &&
+				    ACCEPTS(2, (unsigned char)sample[p + 2]))
+					hits++;
+			}
+		}
+#undef ACCEPTS
+	return hits + model * (double)SAMPLE_LEN;
 }
 
 int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
@@ -31,139 +164,235 @@ int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
 	size_t len = strlen(lit);
 	if (a->natoms >= KG_ATOMS_MAX || len == 0 || len > 255)
 		return -1;
+	/* fingerprint: the rarest run of KG_ATOMS_FP bytes (the whole literal
+	 * when shorter; the positions past it then accept any byte) */
+	stats_init();
+	size_t k = len < KG_ATOMS_FP ? len : KG_ATOMS_FP;
 	size_t best = 0;
-	for (size_t i = 1; i < len; i++)
-		if (commonness((unsigned char)lit[i]) < commonness((unsigned char)lit[best]))
+	double bcost = fp_cost(lit, k);
+	for (size_t i = 1; i + k <= len; i++) {
+		double c = fp_cost(lit + i, k);
+		if (c < bcost) {
 			best = i;
-	unsigned char c = (unsigned char)lit[best];
-	/* distinct high nibbles must fit in 8 bits of the class tables */
-	uint8_t bit = 0;
-	for (int h = 0; h < 16 && !bit; h++)
-		if (a->hi[h] && h == (c >> 4))
-			bit = a->hi[h];
-	if (!bit) {
-		uint8_t used = 0;
-		for (int h = 0; h < 16; h++)
-			used |= a->hi[h];
-		for (int k = 0; k < 8 && !bit; k++)
-			if (!(used & (1u << k)))
-				bit = (uint8_t)(1u << k);
-		if (!bit)
-			return -1;
-		a->hi[c >> 4] = bit;
+			bcost = c;
+		}
 	}
-	a->lo[c & 15] |= bit;
-	a->member[c] = 1;
-	if (best + 1 < len) {
-		unsigned char d = (unsigned char)lit[best + 1];
-		a->next_ok[c][d >> 3] |= (uint8_t)(1u << (d & 7));
-	} else {
-		a->last[c] = 1;
+	/* bucket: the one whose filter's cost grows least */
+	int bb = 0;
+	double bgrow = 0;
+	for (int b = 0; b < KG_ATOMS_BUCKETS; b++) {
+		uint8_t bit = (uint8_t)(1u << b);
+		double grow = bucket_cost(a, bit, lit + best, k) - a->cost[b];
+		if (b == 0 || grow < bgrow) {
+			bb = b;
+			bgrow = grow;
+		}
+	}
+	uint8_t bit = (uint8_t)(1u << bb);
+	a->cost[bb] += bgrow;
+	for (int j = 0; j < KG_ATOMS_FP; j++) {
+		if ((size_t)j < k) {
+			unsigned char c = (unsigned char)lit[best + j];
+			a->lo[j][c & 15] |= bit;
+			a->hi[j][c >> 4] |= bit;
+		} else {
+			for (int x = 0; x < 16; x++) {
+				a->lo[j][x] |= bit;
+				a->hi[j][x] |= bit;
+			}
+		}
 	}
 	int idx = a->natoms++;
 	a->atom[idx].lit = lit;
 	a->atom[idx].len = (uint8_t)len;
-	a->atom[idx].anchor = (uint8_t)best;
+	a->atom[idx].fp = (uint8_t)best;
+	a->atom[idx].bucket = (uint8_t)bb;
 	a->atom[idx].cls = cls;
-	a->next[idx] = a->first[c];
-	a->first[c] = (uint8_t)(idx + 1);
+	a->in[bb][a->nin[bb]++] = (uint8_t)idx;
 	return 0;
 }
 
-/* Verifies the atoms anchored on buf[i]; returns the ORed classes. The
- * byte after the anchor is tested against a bitset first (a bigram
- * filter), which rejects most hits of common anchor letters cheaply. */
-static inline uint32_t verify(const kg_atoms *a, const char *buf, size_t n, size_t i)
+/* ---- verification ------------------------------------------------------ */
+
+/* Verifies the atoms of the buckets in `buckets` whose fingerprint would
+ * start at buf[q]; returns the ORed classes of those that match whole. */
+static inline uint32_t verify(const kg_atoms *a, const char *buf, size_t n, size_t q, unsigned buckets)
 {
-	unsigned char c = (unsigned char)buf[i];
-	if (!a->last[c]) {
-		if (i + 1 >= n)
-			return 0;
-		unsigned char d = (unsigned char)buf[i + 1];
-		if (!(a->next_ok[c][d >> 3] & (1u << (d & 7))))
-			return 0;
-	}
 	uint32_t cls = 0;
-	for (int k = a->first[(unsigned char)buf[i]]; k; k = a->next[k - 1]) {
-		const __typeof__(a->atom[0]) *t = &a->atom[k - 1];
-		if (i < t->anchor || i - t->anchor + t->len > n)
-			continue;
-		const char *p = buf + i - t->anchor;
-		/* first and last bytes before the full compare */
-		if (p[0] != t->lit[0] || p[t->len - 1] != t->lit[t->len - 1])
-			continue;
-		if (memcmp(p, t->lit, t->len) == 0)
-			cls |= t->cls;
+	while (buckets) {
+		int b = __builtin_ctz(buckets);
+		buckets &= buckets - 1;
+		for (int i = 0; i < a->nin[b]; i++) {
+			const __typeof__(a->atom[0]) *t = &a->atom[a->in[b][i]];
+			if (q < t->fp || q - t->fp + t->len > n)
+				continue;
+			const char *p = buf + q - t->fp;
+			if (p[t->fp] == t->lit[t->fp] && memcmp(p, t->lit, t->len) == 0)
+				cls |= t->cls;
+		}
 	}
 	return cls;
 }
 
-#if defined(__x86_64__)
-__attribute__((target("ssse3")))
-static size_t find_ssse3(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls)
+/* The bucket bits at q, byte by byte; bytes past n accept every bucket
+ * (verify checks the bounds). */
+static inline unsigned buckets_at(const kg_atoms *a, const unsigned char *s, size_t n, size_t q)
 {
-	const __m128i lo_t = _mm_loadu_si128((const __m128i *)a->lo);
-	const __m128i hi_t = _mm_loadu_si128((const __m128i *)a->hi);
+	unsigned r = 0xff;
+	for (int j = 0; j < KG_ATOMS_FP && q + (size_t)j < n; j++) {
+		unsigned char c = s[q + (size_t)j];
+		r &= (unsigned)(a->lo[j][c & 15] & a->hi[j][c >> 4]);
+	}
+	return r;
+}
+
+static size_t find_scalar(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t lines = 0;
+	for (size_t q = from; q < n; q++) {
+		unsigned r = buckets_at(a, s, n, q);
+		if (r) {
+			uint32_t c = verify(a, buf, n, q, r);
+			if (c) {
+				*cls = c;
+				*nl += lines;
+				return q;
+			}
+		}
+		lines += s[q] == '\n';
+	}
+	*nl += lines;
+	return n;
+}
+
+#if defined(__x86_64__)
+/* Candidates of one block: lanes of `bits` (bucket sets in r[]) from q0;
+ * nlbits: the block's newline lanes, counted into *nl up to the hit. */
+static inline size_t block_hits(const kg_atoms *a, const char *buf, size_t n, size_t q0,
+				unsigned bits, const uint8_t *r, uint32_t *cls, unsigned nlbits, size_t *nl)
+{
+	while (bits) {
+		unsigned b = (unsigned)__builtin_ctz(bits);
+		bits &= bits - 1;
+		uint32_t c = verify(a, buf, n, q0 + b, r[b]);
+		if (c) {
+			*cls = c;
+			*nl += (size_t)__builtin_popcount(nlbits & ((1u << b) - 1));
+			return q0 + b;
+		}
+	}
+	*nl += (size_t)__builtin_popcount(nlbits);
+	return (size_t)-1;
+}
+
+__attribute__((target("ssse3")))
+static size_t find_ssse3(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
+{
+	__m128i lo[KG_ATOMS_FP], hi[KG_ATOMS_FP];
+	for (int j = 0; j < KG_ATOMS_FP; j++) {
+		lo[j] = _mm_loadu_si128((const __m128i *)a->lo[j]);
+		hi[j] = _mm_loadu_si128((const __m128i *)a->hi[j]);
+	}
 	const __m128i nib = _mm_set1_epi8(0x0f);
 	const __m128i zero = _mm_setzero_si128();
-	size_t i = from;
-	while (i + 16 <= n) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(buf + i));
-		__m128i l = _mm_shuffle_epi8(lo_t, _mm_and_si128(v, nib));
-		__m128i h = _mm_shuffle_epi8(hi_t, _mm_and_si128(_mm_srli_epi16(v, 4), nib));
-		__m128i m = _mm_cmpeq_epi8(_mm_and_si128(l, h), zero);
-		unsigned bits = (unsigned)(~_mm_movemask_epi8(m)) & 0xffffu;
-		while (bits) {
-			unsigned b = (unsigned)__builtin_ctz(bits);
-			bits &= bits - 1;
-			uint32_t c = verify(a, buf, n, i + b);
-			if (c) {
-				*cls = c;
-				return i + b;
-			}
+	const __m128i eol = _mm_set1_epi8('\n');
+	size_t q = from;
+	for (; q + 16 + KG_ATOMS_FP - 1 <= n; q += 16) {
+		__m128i r = _mm_set1_epi8(-1);
+		unsigned nlbits = 0;
+		for (int j = 0; j < KG_ATOMS_FP; j++) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(buf + q + j));
+			if (j == 0)
+				nlbits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, eol));
+			__m128i l = _mm_shuffle_epi8(lo[j], _mm_and_si128(v, nib));
+			__m128i h = _mm_shuffle_epi8(hi[j], _mm_and_si128(_mm_srli_epi16(v, 4), nib));
+			r = _mm_and_si128(r, _mm_and_si128(l, h));
 		}
-		i += 16;
-	}
-	for (; i < n; i++) {
-		if (a->member[(unsigned char)buf[i]]) {
-			uint32_t c = verify(a, buf, n, i);
-			if (c) {
-				*cls = c;
-				return i;
-			}
+		unsigned bits = (unsigned)~_mm_movemask_epi8(_mm_cmpeq_epi8(r, zero)) & 0xffffu;
+		if (bits) {
+			uint8_t rb[16];
+			_mm_storeu_si128((__m128i *)rb, r);
+			size_t hit = block_hits(a, buf, n, q, bits, rb, cls, nlbits, nl);
+			if (hit != (size_t)-1)
+				return hit;
+		} else {
+			*nl += (size_t)__builtin_popcount(nlbits);
 		}
 	}
-	return n;
+	return find_scalar(a, buf, n, q, cls, nl);
+}
+
+__attribute__((target("avx2,popcnt")))
+static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
+{
+	__m256i lo[KG_ATOMS_FP], hi[KG_ATOMS_FP];
+	for (int j = 0; j < KG_ATOMS_FP; j++) {
+		lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->lo[j]));
+		hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->hi[j]));
+	}
+	const __m256i nib = _mm256_set1_epi8(0x0f);
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i eol = _mm256_set1_epi8('\n');
+	size_t q = from;
+	for (; q + 32 + KG_ATOMS_FP - 1 <= n; q += 32) {
+		__m256i r = _mm256_set1_epi8(-1);
+		unsigned nlbits = 0;
+		for (int j = 0; j < KG_ATOMS_FP; j++) {
+			__m256i v = _mm256_loadu_si256((const __m256i *)(buf + q + j));
+			if (j == 0)
+				nlbits = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
+			__m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nib));
+			__m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+			r = _mm256_and_si256(r, _mm256_and_si256(l, h));
+		}
+		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
+		if (bits) {
+			uint8_t rb[32];
+			_mm256_storeu_si256((__m256i *)rb, r);
+			size_t hit = block_hits(a, buf, n, q, bits, rb, cls, nlbits, nl);
+			if (hit != (size_t)-1)
+				return hit;
+		} else {
+			*nl += (size_t)__builtin_popcount(nlbits);
+		}
+	}
+	return find_scalar(a, buf, n, q, cls, nl);
 }
 #endif
 
-static size_t find_scalar(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls)
+static int isa_forced;
+
+void kg_atoms_force_isa(int isa)
 {
-	for (size_t i = from; i < n; i++) {
-		if (a->member[(unsigned char)buf[i]]) {
-			uint32_t c = verify(a, buf, n, i);
-			if (c) {
-				*cls = c;
-				return i;
-			}
-		}
-	}
-	return n;
+	isa_forced = isa;
 }
 
 size_t kg_atoms_find(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls)
 {
+	size_t nl;
+	return kg_atoms_find_lines(a, buf, n, from, cls, &nl);
+}
+
+size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
+{
 	*cls = 0;
+	*nl = 0;
+	if (from >= n)
+		return n;
 #if defined(__x86_64__)
 	static int have = -1;
 	if (have < 0) {
 		__builtin_cpu_init();
-		have = __builtin_cpu_supports("ssse3") ? 1 : 0;
+		have = __builtin_cpu_supports("avx2") ? 3 : __builtin_cpu_supports("ssse3") ? 2 : 1;
 	}
-	if (have)
-		return find_ssse3(a, buf, n, from, cls);
+	int isa = isa_forced && isa_forced < have ? isa_forced : have;
+	if (isa == 3)
+		return find_avx2(a, buf, n, from, cls, nl);
+	if (isa == 2)
+		return find_ssse3(a, buf, n, from, cls, nl);
 #endif
-	return find_scalar(a, buf, n, from, cls);
+	return find_scalar(a, buf, n, from, cls, nl);
 }
 
 size_t kg_count_newlines(const char *buf, size_t n)

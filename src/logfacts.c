@@ -212,8 +212,11 @@ void kg_log_facts_init(kg_log_facts *lf)
 	lf->parallel_jobs = KG_NONE;
 }
 
+static void index_free(kg_log_facts *lf);
+
 void kg_log_facts_free(kg_log_facts *lf)
 {
+	index_free(lf);
 	free(lf->readings);
 	kg_log_facts_init(lf);
 }
@@ -223,6 +226,8 @@ void kg_log_facts_add_reading(kg_log_facts *lf, const kg_reading *r, int64_t ste
 {
 	if (lf->nreadings >= MAX_READINGS)
 		return;
+	if (lf->nreadings && line < lf->readings[lf->nreadings - 1].line)
+		return; /* out of line order: the queries rely on the order */
 	if (lf->nreadings == lf->cap) {
 		lf->cap = lf->cap ? lf->cap * 2 : 64;
 		lf->readings = kg_realloc(lf->readings, lf->cap * sizeof *lf->readings);
@@ -249,18 +254,179 @@ static const char *const kind_names[] = {"allocated", "reserved", "max_allocated
 
 typedef struct point { double x; kg_size v; long line; } point;
 
-void kg_facts_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f)
+/* ---- index for the per-incident queries ----------------------------------
+ * Each incident asks for the facts of the readings before its line, a
+ * prefix of the (line-ordered) readings. The index, built once per set of
+ * readings, answers each such question in O(log n) plus one pass over the
+ * points of the chosen series (for the regression), with exactly the values
+ * a direct pass over the prefix gives. */
+
+enum { G_EPOCH, G_STEP, G_READING, NG };
+
+typedef struct lgroup {
+	bool built;
+	point *pts;         /* final points: last reading of each run of one x */
+	uint32_t *start;    /* position (in the kind's list) of each point's first reading */
+	size_t np;
+	size_t first_bad;   /* first i ≥ 1 with pts[i].v.hi < pts[i-1].v.lo, else np */
+	uint32_t *lastkey;  /* per position: the last one at or before it that has
+	                       the group's key (UINT32_MAX when none); epoch/step only */
+} lgroup;
+
+typedef struct lkind {
+	uint32_t *idx;        /* indexes of this kind's readings (≤ MAX_READINGS) */
+	uint32_t *maxpos;     /* per position: where the (first) maximum so far is */
+	size_t n;
+	size_t diff[2];       /* first position whose epoch (step) differs from the
+	                         first one seen, else n */
+	lgroup g[NG];         /* built when a query first needs one */
+} lkind;
+
+struct kg_log_index {
+	size_t built_for;     /* nreadings when built */
+	lkind k[4];
+};
+
+static void index_free(kg_log_facts *lf)
+{
+	struct kg_log_index *ix = lf->index;
+	if (!ix)
+		return;
+	for (int k = 0; k < 4; k++) {
+		free(ix->k[k].idx);
+		free(ix->k[k].maxpos);
+		for (int g = 0; g < NG; g++) {
+			free(ix->k[k].g[g].pts);
+			free(ix->k[k].g[g].start);
+			free(ix->k[k].g[g].lastkey);
+		}
+	}
+	free(ix);
+	lf->index = NULL;
+}
+
+static int64_t group_key(const kg_reading *r, int g)
+{
+	return g == G_EPOCH ? r->epoch : r->step;
+}
+
+/* The kinds' reading lists, running maxima and key changes. */
+static void index_build(kg_log_facts *lf)
+{
+	if (lf->index && lf->index->built_for == lf->nreadings)
+		return;
+	index_free(lf);
+	struct kg_log_index *ix = kg_malloc(sizeof *ix);
+	memset(ix, 0, sizeof *ix);
+	ix->built_for = lf->nreadings;
+	size_t count[4] = {0};
+	for (size_t i = 0; i < lf->nreadings; i++)
+		count[lf->readings[i].kind]++;
+	for (int k = 0; k < 4; k++) {
+		ix->k[k].idx = kg_malloc((count[k] ? count[k] : 1) * sizeof *ix->k[k].idx);
+		ix->k[k].maxpos = kg_malloc((count[k] ? count[k] : 1) * sizeof *ix->k[k].maxpos);
+	}
+	for (size_t i = 0; i < lf->nreadings; i++) {
+		lkind *K = &ix->k[lf->readings[i].kind];
+		K->idx[K->n++] = (uint32_t)i;
+	}
+	for (int k = 0; k < 4; k++) {
+		lkind *K = &ix->k[k];
+		int64_t first[2] = {KG_NONE, KG_NONE};
+		K->diff[0] = K->diff[1] = K->n;
+		for (size_t p = 0; p < K->n; p++) {
+			const kg_reading *r = &lf->readings[K->idx[p]];
+			uint32_t best = p ? K->maxpos[p - 1] : 0;
+			if (p && r->value.bytes > lf->readings[K->idx[best]].value.bytes)
+				best = (uint32_t)p;
+			K->maxpos[p] = best;
+			for (int g = 0; g < 2; g++) {
+				int64_t key = group_key(r, g);
+				if (key == KG_NONE)
+					continue;
+				if (first[g] == KG_NONE)
+					first[g] = key;
+				else if (key != first[g] && K->diff[g] == K->n)
+					K->diff[g] = p;
+			}
+		}
+	}
+	lf->index = ix;
+}
+
+/* One series of a kind: the points as a direct pass over all its readings
+ * makes them (last reading of each run of one epoch or step, or every
+ * reading), with where each starts. */
+static const lgroup *group_of(const kg_log_facts *lf, lkind *K, int g)
+{
+	lgroup *G = &K->g[g];
+	if (G->built)
+		return G;
+	size_t m = K->n ? K->n : 1;
+	G->pts = kg_malloc(m * sizeof *G->pts);
+	G->start = kg_malloc(m * sizeof *G->start);
+	if (g != G_READING)
+		G->lastkey = kg_malloc(m * sizeof *G->lastkey);
+	for (size_t p = 0; p < K->n; p++) {
+		const kg_reading *r = &lf->readings[K->idx[p]];
+		double x;
+		if (g == G_READING) {
+			x = (double)G->np;
+		} else {
+			int64_t key = group_key(r, g);
+			G->lastkey[p] = key != KG_NONE ? (uint32_t)p : p ? G->lastkey[p - 1] : UINT32_MAX;
+			if (key == KG_NONE)
+				continue;
+			x = (double)key;
+			if (G->np && G->pts[G->np - 1].x == x) {
+				G->pts[G->np - 1].v = r->value;
+				G->pts[G->np - 1].line = r->line;
+				continue;
+			}
+		}
+		G->pts[G->np] = (point){x, r->value, r->line};
+		G->start[G->np++] = (uint32_t)p;
+	}
+	G->first_bad = G->np;
+	for (size_t i = 1; i < G->np; i++)
+		if (G->pts[i].v.hi < G->pts[i - 1].v.lo) {
+			G->first_bad = i;
+			break;
+		}
+	G->built = true;
+	return G;
+}
+
+/* Number of entries of the sorted a[0..n) below v. */
+static size_t below(const uint32_t *a, size_t n, size_t v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts *f)
 {
 	if (!path)
 		path = "<log>";
-	size_t counts[4] = {0};
-	size_t total = 0;
-	for (size_t i = 0; i < lf->nreadings; i++) {
-		const kg_reading *r = &lf->readings[i];
-		if (before > 0 && r->line >= before)
-			continue;
-		counts[r->kind]++;
-		total++;
+	/* the readings before line `before`: a prefix of them */
+	size_t total = lf->nreadings;
+	if (before > 0) {
+		size_t lo = 0, hi = lf->nreadings;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (lf->readings[mid].line < before)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		total = lo;
 	}
 	if (lf->parallel_jobs != KG_NONE && (before <= 0 || lf->parallel_line < before)) {
 		char *prov = kg_asprintf("%s:%ld", path, lf->parallel_line);
@@ -273,65 +439,34 @@ void kg_facts_from_log(const kg_log_facts *lf, const char *path, long before, kg
 		kg_facts_derive(f);
 		return;
 	}
-	kg_reading_kind kind = KG_READ_ALLOCATED;
-	for (int k = 0; k < 4; k++) {
-		if (counts[k]) {
-			kind = (kg_reading_kind)k;
+	index_build(lf);
+	/* the series: the first kind (allocated, reserved, max …) seen */
+	lkind *K = NULL;
+	size_t c = 0;
+	int kind = 0;
+	for (; kind < 4; kind++) {
+		K = &lf->index->k[kind];
+		c = below(K->idx, K->n, total);
+		if (c)
 			break;
-		}
 	}
 	/* group: last reading per epoch, else per step, else every reading */
-	bool by_epoch = false, by_step = false;
-	int64_t e0 = KG_NONE, s0 = KG_NONE;
-	for (size_t i = 0; i < lf->nreadings; i++) {
-		const kg_reading *r = &lf->readings[i];
-		if (r->kind != kind || (before > 0 && r->line >= before))
-			continue;
-		if (r->epoch != KG_NONE) {
-			if (e0 == KG_NONE) e0 = r->epoch;
-			else if (r->epoch != e0) by_epoch = true;
-		}
-		if (r->step != KG_NONE) {
-			if (s0 == KG_NONE) s0 = r->step;
-			else if (r->step != s0) by_step = true;
-		}
-	}
-	if (by_epoch)
-		by_step = false;
-	point *pts = kg_malloc(counts[kind] * sizeof *pts);
-	size_t np = 0;
-	kg_size first = kg_size_none(), last = kg_size_none(), mx = kg_size_none();
-	long first_line = 0, last_line = 0, max_line = 0;
-	for (size_t i = 0; i < lf->nreadings; i++) {
-		const kg_reading *r = &lf->readings[i];
-		if (r->kind != kind || (before > 0 && r->line >= before))
-			continue;
-		if (!kg_size_known(first)) {
-			first = r->value;
-			first_line = r->line;
-		}
-		last = r->value;
-		last_line = r->line;
-		if (!kg_size_known(mx) || r->value.bytes > mx.bytes) {
-			mx = r->value;
-			max_line = r->line;
-		}
-		double x;
-		if (by_epoch) {
-			if (r->epoch == KG_NONE) continue;
-			x = (double)r->epoch;
-		} else if (by_step) {
-			if (r->step == KG_NONE) continue;
-			x = (double)r->step;
-		} else {
-			x = (double)np;
-		}
-		if (np && (by_epoch || by_step) && pts[np - 1].x == x) {
-			pts[np - 1].v = r->value; /* the last reading of the epoch/step */
-			pts[np - 1].line = r->line;
-			continue;
-		}
-		pts[np++] = (point){x, r->value, r->line};
+	bool by_epoch = K->diff[0] < c, by_step = !by_epoch && K->diff[1] < c;
+	const kg_reading *rf = &lf->readings[K->idx[0]], *rl = &lf->readings[K->idx[c - 1]];
+	const kg_reading *rm = &lf->readings[K->idx[K->maxpos[c - 1]]];
+	kg_size first = rf->value, last = rl->value, mx = rm->value;
+	long first_line = rf->line, last_line = rl->line, max_line = rm->line;
+	const lgroup *G = group_of(lf, K, by_epoch ? G_EPOCH : by_step ? G_STEP : G_READING);
+	/* the points before the prefix's end; the last one holds the last
+	 * reading of its run inside the prefix */
+	size_t np = below(G->start, G->np, c);
+	point lastpt = {0};
+	if (np) {
+		lastpt = G->pts[np - 1];
+		size_t p = G->lastkey ? G->lastkey[c - 1] : c - 1;
+		const kg_reading *r = &lf->readings[K->idx[p]];
+		lastpt.v = r->value;
+		lastpt.line = r->line;
 	}
 	char *pl = kg_asprintf("%s:%ld", path, last_line);
 	char *pf = kg_asprintf("%s:%ld", path, first_line);
@@ -347,20 +482,19 @@ void kg_facts_from_log(const kg_log_facts *lf, const char *path, long before, kg
 	kg_facts_set_num(f, "log.allocated.points", KG_FACT_COUNT, (double)np, pl);
 	kg_facts_set_str(f, "log.allocated.per", by_epoch ? "epoch" : by_step ? "step" : "reading", pl);
 	if (np >= 2) {
-		bool mono = true;
-		for (size_t i = 1; i < np; i++)
-			if (pts[i].v.hi < pts[i - 1].v.lo)
-				mono = false;
-		if (pts[np - 1].v.lo <= pts[0].v.hi)
+		/* pairs among finished points from the index, the last one here */
+		bool mono = G->first_bad >= np - 1 && !(lastpt.v.hi < G->pts[np - 2].v.lo);
+		if (lastpt.v.lo <= G->pts[0].v.hi)
 			mono = false;
 		kg_facts_set_num(f, "log.allocated.monotonic", KG_FACT_BOOL, mono, pl);
 		double sx = 0, sy = 0, sxx = 0, sxy = 0;
 		for (size_t i = 0; i < np; i++) {
-			double y = (double)pts[i].v.bytes;
-			sx += pts[i].x;
+			const point *pt = i + 1 == np ? &lastpt : &G->pts[i];
+			double y = (double)pt->v.bytes;
+			sx += pt->x;
 			sy += y;
-			sxx += pts[i].x * pts[i].x;
-			sxy += pts[i].x * y;
+			sxx += pt->x * pt->x;
+			sxy += pt->x * y;
 		}
 		double den = (double)np * sxx - sx * sx;
 		if (den != 0 && (by_epoch || by_step)) {
@@ -370,7 +504,6 @@ void kg_facts_from_log(const kg_log_facts *lf, const char *path, long before, kg
 					 KG_FACT_BYTES, round(slope), pl);
 		}
 	}
-	free(pts);
 	free(pl);
 	free(pf);
 	free(pm);

@@ -1019,7 +1019,9 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 /* --------------------------------------------------------------- reader */
 
 
-static kg_atoms atoms;
+static kg_atoms atoms;        /* every atom */
+static kg_atoms atoms_quiet;  /* all but the reading-only ones: used while
+                                 readings are being skipped (sampling) */
 static bool atoms_ready;
 static void atoms_init(void);
 
@@ -1036,14 +1038,9 @@ static void atoms_init(void)
 {
 	if (atoms_ready)
 		return;
+	/* OOM lines: exactly the grammars' trigger literals (oom.c), so the
+	 * atoms and kg_oom_candidate agree */
 	static const struct { const char *lit; uint32_t cls; } table[] = {
-		{"memory", A_OOM | A_READ}, {"Memory", A_OOM | A_READ}, {"MEMORY", A_OOM},
-		{"OOM", A_OOM}, {"_STATUS_", A_OOM}, {"Tried to allocate", A_OOM},
-		{"Failed to allocate", A_OOM}, {"cublas", A_OOM}, {"CUBLAS", A_OOM},
-		{"Attempting to allocate", A_OOM}, {"buffer of size", A_OOM},
-		{"Allocation on device", A_OOM}, {"allocating tensor", A_OOM},
-		{"failed to allocate", A_OOM}, {"DefaultCPUAllocator", A_OOM},
-		{"cudaMalloc failed", A_OOM}, {"ncclUnhandledCudaError", A_OOM},
 		{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
 		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
 		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
@@ -1053,13 +1050,24 @@ static void atoms_init(void)
 		/* memory readings and parallelism hints (logfacts.h); step and
 		 * epoch counters are found lazily, searching back from the line
 		 * that needs them (resolve_counters) */
+		{"memory", A_READ}, {"Memory", A_READ},
 		{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
 		{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
 		{"num_parallel", A_CTX},
 	};
 	memset(&atoms, 0, sizeof atoms);
-	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+	size_t ntrig;
+	const char *const *trig = kg_oom_triggers(&ntrig);
+	memset(&atoms_quiet, 0, sizeof atoms_quiet);
+	for (size_t i = 0; i < ntrig; i++) {
+		kg_atoms_add(&atoms, trig[i], A_OOM);
+		kg_atoms_add(&atoms_quiet, trig[i], A_OOM);
+	}
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
 		kg_atoms_add(&atoms, table[i].lit, table[i].cls);
+		if (table[i].cls != A_READ)
+			kg_atoms_add(&atoms_quiet, table[i].lit, table[i].cls);
+	}
 	atoms_ready = true;
 }
 
@@ -1316,36 +1324,70 @@ static size_t safe_limit(const reader *rd)
 	return e + 1;
 }
 
-/* Runs the frontier forward to `limit`. */
+/* Buffer offset up to which reading lines are being skipped (sampling
+ * after READINGS_ALL, or no log facts wanted); 0 when they are not. */
+static size_t quiet_end(const scanner *sc, const reader *rd, size_t limit)
+{
+	if (!sc->lf)
+		return limit;
+	if (sc->readings_seen < READINGS_ALL)
+		return 0;
+	size_t end = sc->last_reading_off + READING_STRIDE;
+	return end > rd->base ? end - rd->base : 0;
+}
+
+/* Runs the frontier forward to `limit`: finds the next line with an atom
+ * (counting the lines passed on the way), works out every atom class on
+ * it and hands it to full_line. While readings are skipped, the search
+ * leaves the reading-only atoms out, so reading lines stop it only once
+ * per READING_STRIDE. */
 static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 {
 	while (rd->pos < limit) {
 		size_t from = rd->pos;
 		bool full = sc->tb_active || sc->root_cause_open || sc->summary_active;
-		size_t hit = from;
+		size_t hit = from, nl = 0;
 		uint32_t cls = A_ALL;
-		if (!full)
-			hit = kg_atoms_find(&atoms, rd->buf, limit, from, &cls);
+		if (!full) {
+			size_t quiet = quiet_end(sc, rd, limit);
+			if (quiet > from) {
+				size_t lim = quiet < limit ? quiet : limit;
+				hit = kg_atoms_find_lines(&atoms_quiet, rd->buf, lim, from, &cls, &nl);
+				if (hit >= lim && lim < limit) {
+					/* readings count again from the line holding `lim` */
+					const char *b = memrchr(rd->buf + from, '\n', lim - from);
+					size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
+					if (ls > from) {
+						rd->pos_line += (long)nl; /* none in [ls, lim) */
+						rd->pos = ls;
+						continue;
+					}
+					hit = kg_atoms_find_lines(&atoms, rd->buf, limit, from, &cls, &nl);
+				}
+			} else {
+				hit = kg_atoms_find_lines(&atoms, rd->buf, limit, from, &cls, &nl);
+			}
+		}
+		rd->pos_line += (long)nl;
 		if (hit >= limit) {
-			rd->pos_line += (long)kg_count_newlines(rd->buf + from, limit - from);
 			rd->pos = limit;
 			return;
 		}
-		/* the line holding the hit */
-		const char *nl = hit > from ? memrchr(rd->buf + from, '\n', hit - from) : NULL;
-		size_t ls = nl ? (size_t)(nl - rd->buf) + 1 : from;
-		rd->pos_line += (long)kg_count_newlines(rd->buf + from, ls - from);
+		/* the line holding the hit, and the classes of every atom on it */
+		const char *b = hit > from ? memrchr(rd->buf + from, '\n', hit - from) : NULL;
+		size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
 		const char *e = line_end(rd, ls, rd->len);
 		size_t le = (size_t)(e - rd->buf);
-		/* classes of every atom on this line */
-		size_t scan = hit + 1;
-		while (!full && scan < le) {
-			uint32_t c2;
-			size_t h2 = kg_atoms_find(&atoms, rd->buf, le, scan, &c2);
-			if (h2 >= le)
-				break;
-			cls |= c2;
-			scan = h2 + 1;
+		if (!full) {
+			cls = 0;
+			for (size_t scan = ls; scan < le;) {
+				uint32_t c2;
+				size_t h2 = kg_atoms_find(&atoms, rd->buf, le, scan, &c2);
+				if (h2 >= le)
+					break;
+				cls |= c2;
+				scan = h2 + 1;
+			}
 		}
 		if (cls & A_ALL)
 			full_line(sc, rd, ls, rd->pos_line, cls, win);

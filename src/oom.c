@@ -247,6 +247,12 @@ static void build_first_byte(void)
 	}
 }
 
+const char *const *kg_oom_triggers(size_t *n)
+{
+	*n = NTRIG;
+	return triggers;
+}
+
 bool kg_oom_candidate(const char *line, size_t n)
 {
 	if (!trig_len[0])

@@ -9,6 +9,7 @@
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -157,7 +158,9 @@ static cJSON *incident_json(const kg_incident *inc)
 	return o;
 }
 
-cJSON *kg_report_to_json(const kg_report *r)
+/* The document; the incidents array is left empty when !with_incidents
+ * (kg_report_json streams them). */
+static cJSON *report_tree(const kg_report *r, bool with_incidents)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "schema", "kgmem-diagnose/1");
@@ -172,7 +175,7 @@ cJSON *kg_report_to_json(const kg_report *r)
 		cJSON_AddItemToArray(inputs, o);
 	}
 	cJSON *incs = cJSON_AddArrayToObject(root, "incidents");
-	for (size_t i = 0; i < r->nincidents; i++)
+	for (size_t i = 0; with_incidents && i < r->nincidents; i++)
 		cJSON_AddItemToArray(incs, incident_json(&r->incidents[i]));
 	cJSON_AddItemToObject(root, "snapshots",
 			      r->snapshots ? cJSON_Duplicate(r->snapshots, 1) : cJSON_CreateArray());
@@ -193,12 +196,50 @@ cJSON *kg_report_to_json(const kg_report *r)
 	return root;
 }
 
+cJSON *kg_report_to_json(const kg_report *r)
+{
+	return report_tree(r, true);
+}
+
+/* Writes cJSON_Print(item) as if item sat `depth` levels deep in a
+ * document: cJSON indents each level with one tab after every line break
+ * (strings cannot hold a raw one: cJSON escapes it). */
+static void print_at(const cJSON *item, int depth, FILE *out)
+{
+	char *s = cJSON_Print(item);
+	for (const char *p = s; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n')
+			for (int d = 0; d < depth; d++)
+				fputc('\t', out);
+	}
+	cJSON_free(s);
+}
+
+/* Prints the same text cJSON_Print gives for the whole tree, but builds and
+ * prints one incident at a time, so memory does not grow with the number
+ * of incidents (a retry loop can log thousands). */
 void kg_report_json(const kg_report *r, FILE *out)
 {
-	cJSON *root = kg_report_to_json(r);
-	char *s = cJSON_Print(root);
-	fputs(s, out);
-	fputc('\n', out);
-	cJSON_free(s);
+	cJSON *root = report_tree(r, false);
+	fputs("{\n", out);
+	for (const cJSON *m = root->child; m; m = m->next) {
+		fprintf(out, "\t\"%s\":\t", m->string);
+		if (!strcmp(m->string, "incidents") && r->nincidents) {
+			fputc('[', out);
+			for (size_t i = 0; i < r->nincidents; i++) {
+				cJSON *o = incident_json(&r->incidents[i]);
+				if (i)
+					fputs(", ", out);
+				print_at(o, 2, out);
+				cJSON_Delete(o);
+			}
+			fputc(']', out);
+		} else {
+			print_at(m, 1, out);
+		}
+		fputs(m->next ? ",\n" : "\n", out);
+	}
+	fputs("}\n", out);
 	cJSON_Delete(root);
 }

@@ -31,6 +31,17 @@ static int tap_n, tap_failed;
 	if (!same_) printf("#   got \"%s\", want \"%s\"\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
 } while (0)
 
+/* A fixed-seed xorshift64 generator for randomized tests (reproducible
+ * runs; reseed by assigning tap_rng): a number in [0, n). */
+static uint64_t tap_rng = 0x9e3779b97f4a7c15u;
+static inline unsigned tap_rnd(unsigned n)
+{
+	tap_rng ^= tap_rng << 13;
+	tap_rng ^= tap_rng >> 7;
+	tap_rng ^= tap_rng << 17;
+	return (unsigned)(tap_rng % n);
+}
+
 static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_n);

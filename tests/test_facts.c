@@ -8,6 +8,8 @@
 #include "units.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static kg_size sz(const char *s)
@@ -39,6 +41,216 @@ static int64_t hint(const char *line)
 	int64_t j = 0;
 	const char *k = NULL;
 	return kg_parse_parallel_hint(line, strlen(line), &j, &k) ? j : -1;
+}
+
+
+/* ---- reference for kg_facts_from_log ------------------------------------
+ * The direct pass over the readings before the line that src/logfacts.c
+ * used before it indexed them (main at 199f3ba); the indexed version must
+ * give exactly the same facts. */
+static const char *const kind_names[] = {"allocated", "reserved", "max_allocated", "max_reserved"};
+
+typedef struct point { double x; kg_size v; long line; } point;
+
+static void reference_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f)
+{
+	if (!path)
+		path = "<log>";
+	size_t counts[4] = {0};
+	size_t total = 0;
+	for (size_t i = 0; i < lf->nreadings; i++) {
+		const kg_reading *r = &lf->readings[i];
+		if (before > 0 && r->line >= before)
+			continue;
+		counts[r->kind]++;
+		total++;
+	}
+	if (lf->parallel_jobs != KG_NONE && (before <= 0 || lf->parallel_line < before)) {
+		char *prov = kg_asprintf("%s:%ld", path, lf->parallel_line);
+		kg_facts_set_num(f, "log.parallel_jobs", KG_FACT_COUNT, (double)lf->parallel_jobs, prov);
+		if (lf->parallel_kind)
+			kg_facts_set_str(f, "log.parallel_source", lf->parallel_kind, prov);
+		free(prov);
+	}
+	if (!total) {
+		kg_facts_derive(f);
+		return;
+	}
+	kg_reading_kind kind = KG_READ_ALLOCATED;
+	for (int k = 0; k < 4; k++) {
+		if (counts[k]) {
+			kind = (kg_reading_kind)k;
+			break;
+		}
+	}
+	/* group: last reading per epoch, else per step, else every reading */
+	bool by_epoch = false, by_step = false;
+	int64_t e0 = KG_NONE, s0 = KG_NONE;
+	for (size_t i = 0; i < lf->nreadings; i++) {
+		const kg_reading *r = &lf->readings[i];
+		if (r->kind != kind || (before > 0 && r->line >= before))
+			continue;
+		if (r->epoch != KG_NONE) {
+			if (e0 == KG_NONE) e0 = r->epoch;
+			else if (r->epoch != e0) by_epoch = true;
+		}
+		if (r->step != KG_NONE) {
+			if (s0 == KG_NONE) s0 = r->step;
+			else if (r->step != s0) by_step = true;
+		}
+	}
+	if (by_epoch)
+		by_step = false;
+	point *pts = kg_malloc(counts[kind] * sizeof *pts);
+	size_t np = 0;
+	kg_size first = kg_size_none(), last = kg_size_none(), mx = kg_size_none();
+	long first_line = 0, last_line = 0, max_line = 0;
+	for (size_t i = 0; i < lf->nreadings; i++) {
+		const kg_reading *r = &lf->readings[i];
+		if (r->kind != kind || (before > 0 && r->line >= before))
+			continue;
+		if (!kg_size_known(first)) {
+			first = r->value;
+			first_line = r->line;
+		}
+		last = r->value;
+		last_line = r->line;
+		if (!kg_size_known(mx) || r->value.bytes > mx.bytes) {
+			mx = r->value;
+			max_line = r->line;
+		}
+		double x;
+		if (by_epoch) {
+			if (r->epoch == KG_NONE) continue;
+			x = (double)r->epoch;
+		} else if (by_step) {
+			if (r->step == KG_NONE) continue;
+			x = (double)r->step;
+		} else {
+			x = (double)np;
+		}
+		if (np && (by_epoch || by_step) && pts[np - 1].x == x) {
+			pts[np - 1].v = r->value; /* the last reading of the epoch/step */
+			pts[np - 1].line = r->line;
+			continue;
+		}
+		pts[np++] = (point){x, r->value, r->line};
+	}
+	char *pl = kg_asprintf("%s:%ld", path, last_line);
+	char *pf = kg_asprintf("%s:%ld", path, first_line);
+	char *pm = kg_asprintf("%s:%ld", path, max_line);
+	kg_facts_set_num(f, "log.readings.count", KG_FACT_COUNT, (double)total, pl);
+	kg_facts_set_str(f, "log.allocated.kind", kind_names[kind], pl);
+	kg_facts_set_bytes(f, "log.allocated.first", first, pf);
+	kg_facts_set_bytes(f, "log.allocated.last", last, pl);
+	kg_facts_set_bytes(f, "log.allocated.max", mx, pm);
+	kg_facts_set_interval(f, "log.allocated.growth", KG_FACT_BYTES,
+			      (double)(last.bytes - first.bytes), (double)(last.lo - first.hi),
+			      (double)(last.hi - first.lo), pl);
+	kg_facts_set_num(f, "log.allocated.points", KG_FACT_COUNT, (double)np, pl);
+	kg_facts_set_str(f, "log.allocated.per", by_epoch ? "epoch" : by_step ? "step" : "reading", pl);
+	if (np >= 2) {
+		bool mono = true;
+		for (size_t i = 1; i < np; i++)
+			if (pts[i].v.hi < pts[i - 1].v.lo)
+				mono = false;
+		if (pts[np - 1].v.lo <= pts[0].v.hi)
+			mono = false;
+		kg_facts_set_num(f, "log.allocated.monotonic", KG_FACT_BOOL, mono, pl);
+		double sx = 0, sy = 0, sxx = 0, sxy = 0;
+		for (size_t i = 0; i < np; i++) {
+			double y = (double)pts[i].v.bytes;
+			sx += pts[i].x;
+			sy += y;
+			sxx += pts[i].x * pts[i].x;
+			sxy += pts[i].x * y;
+		}
+		double den = (double)np * sxx - sx * sx;
+		if (den != 0 && (by_epoch || by_step)) {
+			double slope = ((double)np * sxy - sx * sy) / den;
+			kg_facts_set_num(f, by_epoch ? "log.allocated.growth_per_epoch"
+					 : "log.allocated.growth_per_step",
+					 KG_FACT_BYTES, round(slope), pl);
+		}
+	}
+	free(pts);
+	free(pl);
+	free(pf);
+	free(pm);
+	kg_facts_derive(f);
+}
+
+
+
+/* Same facts, same values, same provenance. */
+static bool same_facts(const kg_facts *a, const kg_facts *b, char *why, size_t wn)
+{
+	if (a->n != b->n) {
+		snprintf(why, wn, "%zu facts vs %zu", a->n, b->n);
+		return false;
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		const kg_fact *x = &a->v[i], *y = kg_facts_get(b, a->v[i].name);
+		if (!y || x->type != y->type || x->num != y->num || x->lo != y->lo || x->hi != y->hi ||
+		    (x->str || y->str ? !x->str || !y->str || strcmp(x->str, y->str) : 0) ||
+		    (x->provenance || y->provenance ? !x->provenance || !y->provenance ||
+		     strcmp(x->provenance, y->provenance) : 0)) {
+			snprintf(why, wn, "%s: %.17g vs %.17g", x->name, x->num, y ? y->num : NAN);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void indexed_matches_reference(void)
+{
+	int bad = 0, checks = 0;
+	char why[200] = "";
+	tap_rng = 88172645463325252u;
+	for (int round = 0; round < 300; round++) {
+		kg_log_facts lf;
+		kg_log_facts_init(&lf);
+		int n = (int)tap_rnd(60);
+		long line = 1;
+		int64_t epoch = 0, step = 0;
+		for (int i = 0; i < n; i++) {
+			line += tap_rnd(3);
+			if (tap_rnd(4) == 0)
+				epoch++;
+			step += tap_rnd(3);
+			kg_reading r = {0};
+			r.kind = (kg_reading_kind)(tap_rnd(5) == 0 ? tap_rnd(4) : 0);
+			double gib = 1 + tap_rnd(40) / 4.0;
+			int64_t b = (int64_t)(gib * 1073741824.0);
+			r.value = (kg_size){b, b - (int64_t)tap_rnd(3) * 5368709, b + (int64_t)tap_rnd(3) * 5368709};
+			r.step = tap_rnd(5) == 0 ? KG_NONE : step;
+			r.epoch = tap_rnd(round % 3 + 1) == 0 ? KG_NONE : epoch;
+			kg_log_facts_add_reading(&lf, &r, KG_NONE, KG_NONE, line);
+			if (tap_rnd(6) == 0) {
+				/* query in between: the index is rebuilt after more readings */
+				kg_facts a = {0}, b = {0};
+				kg_facts_from_log(&lf, "t.log", 0, &a);
+				reference_from_log(&lf, "t.log", 0, &b);
+				checks++;
+				if (!same_facts(&a, &b, why, sizeof why) && bad++ < 3)
+					printf("# round %d (mid): %s\n", round, why);
+				kg_facts_free(&a);
+				kg_facts_free(&b);
+			}
+		}
+		for (long before = 0; before <= line + 1; before++) {
+			kg_facts a = {0}, b = {0};
+			kg_facts_from_log(&lf, "t.log", before, &a);
+			reference_from_log(&lf, "t.log", before, &b);
+			checks++;
+			if (!same_facts(&a, &b, why, sizeof why) && bad++ < 3)
+				printf("# round %d before %ld: %s\n", round, before, why);
+			kg_facts_free(&a);
+			kg_facts_free(&b);
+		}
+		kg_log_facts_free(&lf);
+	}
+	TAP_OK(bad == 0 && checks > 3000, "indexed log facts equal a direct pass over the readings (%d checks, %d differ)", checks, bad);
 }
 
 int main(void)
@@ -207,5 +419,6 @@ int main(void)
 	TAP_EQ_I64(num(&f, "log.allocated.monotonic"), 0, "a fall is not monotonic");
 	kg_facts_free(&f);
 	kg_log_facts_free(&lf);
+	indexed_matches_reference();
 	return tap_done();
 }

@@ -1,0 +1,115 @@
+/* test_atoms.c — the literal prefilter (src/atoms.c) against a naive search:
+ * random literal sets (short ones, shared prefixes, bytes ≥ 0x80, literals
+ * shorter than the fingerprint) and random buffers over a small alphabet so
+ * that matches, near misses and fingerprint collisions are frequent; every
+ * code path (scalar, SSSE3, AVX2 where the CPU has them) must give the
+ * position, classes and newline count the naive search gives, for every
+ * start offset and buffer end. */
+#include "atoms.h"
+#include "logscan.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+
+/* Naive: first q ≥ from where some atom's fingerprint starts and the atom
+ * matches inside [0, n). */
+static size_t naive(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
+{
+	*cls = 0;
+	*nl = 0;
+	for (size_t q = from; q < n; q++) {
+		uint32_t c = 0;
+		for (int i = 0; i < a->natoms; i++) {
+			size_t fp = a->atom[i].fp, len = a->atom[i].len;
+			if (q >= fp && q - fp + len <= n && memcmp(buf + q - fp, a->atom[i].lit, len) == 0)
+				c |= a->atom[i].cls;
+		}
+		if (c) {
+			*cls = c;
+			return q;
+		}
+		*nl += buf[q] == '\n';
+	}
+	return n;
+}
+
+int main(void)
+{
+	static const char alpha[] = "abcAB\n \x80\xff";
+	static char lits[40][16];
+	int bad = 0, checks = 0;
+	for (int round = 0; round < 60; round++) {
+		kg_atoms a;
+		memset(&a, 0, sizeof a);
+		int nl_ = 1 + (int)tap_rnd(40);
+		for (int i = 0; i < nl_; i++) {
+			int len = 1 + (int)tap_rnd(8);
+			for (int j = 0; j < len; j++) {
+				char c;
+				do
+					c = alpha[tap_rnd(sizeof alpha - 1)];
+				while (c == '\n');
+				lits[i][j] = c;
+			}
+			lits[i][len] = 0;
+			if (kg_atoms_add(&a, lits[i], 1u << tap_rnd(5)) < 0)
+				bad++;
+		}
+		char buf[300];
+		for (size_t i = 0; i < sizeof buf; i++)
+			buf[i] = alpha[tap_rnd(sizeof alpha - 1)];
+		for (int isa = 1; isa <= 3; isa++) {
+			kg_atoms_force_isa(isa);
+			for (size_t n = 0; n <= sizeof buf; n += 1 + tap_rnd(37)) {
+				for (size_t from = 0; from <= n; from += 1 + tap_rnd(11)) {
+					uint32_t c1, c2;
+					size_t l1, l2;
+					size_t h1 = kg_atoms_find_lines(&a, buf, n, from, &c1, &l1);
+					size_t h2 = naive(&a, buf, n, from, &c2, &l2);
+					checks++;
+					if (h1 != h2 || c1 != c2 || l1 != l2) {
+						if (bad++ < 5)
+							printf("# isa %d round %d n %zu from %zu: got %zu/%x/%zu, want %zu/%x/%zu\n",
+							       isa, round, n, from, h1, c1, l1, h2, c2, l2);
+					}
+				}
+			}
+		}
+		kg_atoms_force_isa(0);
+	}
+	TAP_OK(bad == 0 && checks > 10000, "random literal sets: every path agrees with a naive search (%d checks, %d bad)", checks, bad);
+
+	/* the table is bounded */
+	kg_atoms full;
+	memset(&full, 0, sizeof full);
+	int added = 0;
+	while (kg_atoms_add(&full, "xyz", 1) == 0)
+		added++;
+	TAP_EQ_I64(added, KG_ATOMS_MAX, "a table takes %d atoms, then refuses", KG_ATOMS_MAX);
+	TAP_EQ_I64(kg_atoms_add(&full, "", 1), -1, "an empty literal is refused");
+
+	/* the scanner's atoms on training-log lines: ordinary lines stop
+	 * nothing, each trigger is found where it is */
+	const kg_atoms *s = kg_scan_atoms();
+	static const char *const quiet[] = {
+		"step 17 | loss 2.5895 | lr 2.550e-06 | grad_norm 0.925 | 191.9 ms/it",
+		"Epoch 0:  2%|          | 20/1000 [20:20<39:09,  5.20it/s, loss=2.517, v_num=3]",
+		"{'loss': 0.6931, 'learning_rate': 4.9e-05, 'epoch': 0.12}",
+	};
+	for (size_t i = 0; i < sizeof quiet / sizeof *quiet; i++) {
+		uint32_t c;
+		TAP_EQ_I64(kg_atoms_find(s, quiet[i], strlen(quiet[i]), 0, &c), strlen(quiet[i]), "no atom in \"%.30s…\"", quiet[i]);
+	}
+	const char *oom = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 GiB";
+	uint32_t c;
+	size_t l;
+	size_t at = kg_atoms_find_lines(s, oom, strlen(oom), 0, &c, &l);
+	const char *want = strstr(oom, "out of memory");
+	TAP_OK(at >= (size_t)(want - oom) && at < (size_t)(want - oom) + 13 && c != 0 && l == 0,
+	       "the OOM trigger is found inside \"out of memory\" (at %zu)", at);
+	const char *two = "a\nb\nc out of memory";
+	at = kg_atoms_find_lines(s, two, strlen(two), 0, &c, &l);
+	TAP_EQ_I64(l, 2, "newlines before the hit are counted");
+	return tap_done();
+}
