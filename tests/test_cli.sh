@@ -123,6 +123,28 @@ check "--format sarif on seed 004 names the fragmentation rule" "[ $? = 0 ]" "$(
 "$exe" --format markdown "$seed4" >"$tmp/o"
 check "--format markdown on seed 004 has a summary table" "grep -q '^|' $tmp/o && grep -q 'fragmentation' $tmp/o"
 
+# --- past the first 4,096 reading lines the scan samples readings and leaves
+# their literals out between samples; OOMs there (also on a line that starts
+# with a reading) keep their line numbers and steps
+python3 - "$tmp/readings.log" >"$tmp/want" <<'PY'
+import sys
+out, want = [], []
+oom = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 1.00 GiB already allocated; 1.50 GiB free; 2.00 GiB reserved in total by PyTorch)"
+for i in range(9000):
+    out.append("step %d | loss 0.5" % i)
+    out.append("Memory: %.2fGB allocated, %.2fGB reserved" % (1 + i / 9000, 2 + i / 9000))
+    if i in (4500, 7000):
+        out.append(oom)
+        want.append((len(out), i))
+    if i == 8000:
+        out.append("Memory: 1.90GB allocated; " + oom)
+        want.append((len(out), i))
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+print(" ".join("%d:%d" % w for w in want))
+PY
+"$exe" --format json "$tmp/readings.log" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%d:%s" % (i["location"]["line"], i["step"]) for i in d["incidents"]))' >"$tmp/o"
+check "OOMs among 9,000 reading lines: every one, with its line and step" "[ -s $tmp/o ] && cmp -s $tmp/o $tmp/want" "got $(cat $tmp/o), want $(cat $tmp/want)"
+
 # --- progress: never on a pipe unless forced; forced prints on stderr only
 "$exe" --progress "$log" >"$tmp/o" 2>"$tmp/e"; rc=$?
 "$exe" "$log" >"$tmp/o2" 2>/dev/null
