@@ -7,13 +7,15 @@
  * per fingerprint position, two pshufb nibble lookups give the set of
  * buckets whose fingerprint byte could be that byte; the three sets, shifted
  * into line, are ANDed. Only positions where some bucket survives are
- * verified against the literals of that bucket. AVX2 (32 bytes a step) or
- * SSSE3 (16) on x86-64, chosen at run time; a scalar table walk elsewhere.
+ * verified against the literals of that bucket. AVX-512 VBMI (64 bytes a
+ * step, whole-byte table lookups with vpermi2b), AVX2 (32) or SSSE3 (16) on
+ * x86-64, chosen at run time; a scalar table walk elsewhere.
  * Cost: one pass at memory speed plus a verify on the rare fingerprint hits.
  * Results are identical on every path. */
 #ifndef KG_ATOMS_H
 #define KG_ATOMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +34,11 @@ typedef struct kg_atoms {
 	int natoms;
 	/* per fingerprint byte j: bucket bits by low and by high nibble */
 	uint8_t lo[KG_ATOMS_FP][16], hi[KG_ATOMS_FP][16];
+	/* per fingerprint byte j: bucket bits by ASCII byte (AVX-512 VBMI path),
+	 * and the buckets that accept any byte there (short atoms) */
+	uint8_t byte[KG_ATOMS_FP][128];
+	uint8_t any[KG_ATOMS_FP];
+	bool non_ascii;                 /* some fingerprint byte is ≥ 0x80 */
 	uint8_t nin[KG_ATOMS_BUCKETS];                    /* atoms per bucket */
 	uint8_t in[KG_ATOMS_BUCKETS][KG_ATOMS_MAX];       /* their indexes */
 	double cost[KG_ATOMS_BUCKETS];  /* estimated stops per sample (atoms.c) */
@@ -56,8 +63,8 @@ size_t kg_atoms_find(const kg_atoms *a, const char *buf, size_t n, size_t from, 
 size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl);
 
 /* Code path kg_atoms_find uses: 0 = pick the best the CPU has (default),
- * 1 = scalar, 2 = SSSE3, 3 = AVX2 (a path the CPU lacks falls back to the
- * next lower one). For tests and benchmarks. */
+ * 1 = scalar, 2 = SSSE3, 3 = AVX2, 4 = AVX-512 VBMI (a path the CPU lacks
+ * falls back to the next lower one). For tests and benchmarks. */
 void kg_atoms_force_isa(int isa);
 
 /* Counts '\n' bytes in buf[0..n) (SIMD). */

@@ -1,6 +1,10 @@
 /* util.c — see include/util.h. */
 #include "util.h"
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #include <ctype.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -187,7 +191,22 @@ const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t n
 		return NULL;
 	int f0 = tolower((unsigned char)needle[0]), F0 = toupper((unsigned char)needle[0]);
 	const char *end = h + hn - nn + 1;
-	for (const char *p = h; p < end; p++) {
+	const char *p = h;
+#if defined(__x86_64__)
+	/* SSE2: 16 candidate first bytes at a time */
+	const __m128i lo = _mm_set1_epi8((char)f0), up = _mm_set1_epi8((char)F0);
+	for (; p + 16 <= end; p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lo), _mm_cmpeq_epi8(v, up)));
+		while (m) {
+			const char *q = p + __builtin_ctz(m);
+			m &= m - 1;
+			if (strncasecmp(q, needle, nn) == 0)
+				return q;
+		}
+	}
+#endif
+	for (; p < end; p++) {
 		if (*p != f0 && *p != F0)
 			continue;
 		if (strncasecmp(p, needle, nn) == 0)

@@ -47,9 +47,10 @@ int main(void)
 			int len = 1 + (int)tap_rnd(8);
 			for (int j = 0; j < len; j++) {
 				char c;
+				/* odd rounds: ASCII literals only (the VBMI path's case) */
 				do
 					c = alpha[tap_rnd(sizeof alpha - 1)];
-				while (c == '\n');
+				while (c == '\n' || (round % 2 && (unsigned char)c >= 0x80));
 				lits[i][j] = c;
 			}
 			lits[i][len] = 0;
@@ -59,7 +60,7 @@ int main(void)
 		char buf[300];
 		for (size_t i = 0; i < sizeof buf; i++)
 			buf[i] = alpha[tap_rnd(sizeof alpha - 1)];
-		for (int isa = 1; isa <= 3; isa++) {
+		for (int isa = 1; isa <= 4; isa++) {
 			kg_atoms_force_isa(isa);
 			for (size_t n = 0; n <= sizeof buf; n += 1 + tap_rnd(37)) {
 				for (size_t from = 0; from <= n; from += 1 + tap_rnd(11)) {

@@ -2,6 +2,7 @@
  * (binary units, nearest byte) and c10 format_size output. Expected values
  * come from ../shared/corpus/dev.jsonl records (ids given). */
 #include "tap.h"
+#include <ctype.h>
 #include "units.h"
 #include "util.h"
 
@@ -12,6 +13,40 @@ static void size_case(const char *s, long long want, const char *why)
 	TAP_OK(rc == 0, "parse '%s' (%s)", s, why);
 	if (rc == 0)
 		TAP_EQ_I64(v.bytes, want, "'%s' = %lld bytes", s, want);
+}
+
+/* kg_memcasemem (util.c, SSE2 on x86-64) against a byte-at-a-time search:
+ * haystacks of every length around the 16-byte blocks, matches at the very
+ * end, needles longer than the haystack, mixed case, NUL bytes in the
+ * haystack. */
+static void memcasemem_matches_naive(void)
+{
+	static const char alpha[] = "sStTeE\0x";
+	static const char *const needles[] = {"step", "STEP", "s", "Tset", "epoch", "ss"};
+	static const size_t nlen[] = {4, 4, 1, 4, 5, 2};
+	int bad = 0, checks = 0;
+	char h[80];
+	for (int round = 0; round < 400; round++) {
+		size_t hn = tap_rnd(sizeof h);
+		for (size_t i = 0; i < hn; i++)
+			h[i] = alpha[tap_rnd(sizeof alpha - 1)];
+		for (size_t k = 0; k < sizeof needles / sizeof *needles; k++) {
+			const char *want = NULL;
+			for (size_t i = 0; i + nlen[k] <= hn && !want; i++) {
+				size_t j = 0;
+				while (j < nlen[k] && tolower((unsigned char)h[i + j]) == tolower((unsigned char)needles[k][j]))
+					j++;
+				if (j == nlen[k])
+					want = h + i;
+			}
+			const char *got = kg_memcasemem(h, hn, needles[k], nlen[k]);
+			checks++;
+			if (got != want && bad++ < 3)
+				printf("# round %d needle %zu: got %td, want %td\n", round, k,
+				       got ? got - h : -1, want ? want - h : -1);
+		}
+	}
+	TAP_OK(bad == 0 && checks > 2000, "kg_memcasemem agrees with a naive search (%d checks)", checks);
 }
 
 int main(void)
@@ -67,5 +102,6 @@ int main(void)
 	TAP_OK(kg_size_near(a, b), "19.99 GiB near 2x128x40943x512x4");
 	b = kg_size_exact(20LL << 30);
 	TAP_OK(!kg_size_near(a, b), "19.99 GiB not near 20 GiB");
+	memcasemem_matches_naive();
 	return tap_done();
 }
