@@ -8,7 +8,7 @@
  * buckets whose fingerprint byte could be that byte; the three sets, shifted
  * into line, are ANDed. Only positions where some bucket survives are
  * verified against the literals of that bucket. AVX-512 VBMI (64 bytes a
- * step, whole-byte table lookups with vpermi2b), AVX2 (32) or SSSE3 (16) on
+ * step, 7-bit table lookups with vpermi2b), AVX2 (32) or SSSE3 (16) on
  * x86-64, chosen at run time; a scalar table walk elsewhere.
  * Cost: one pass at memory speed plus a verify on the rare fingerprint hits.
  * Results are identical on every path. */
@@ -34,11 +34,9 @@ typedef struct kg_atoms {
 	int natoms;
 	/* per fingerprint byte j: bucket bits by low and by high nibble */
 	uint8_t lo[KG_ATOMS_FP][16], hi[KG_ATOMS_FP][16];
-	/* per fingerprint byte j: bucket bits by ASCII byte (AVX-512 VBMI path),
-	 * and the buckets that accept any byte there (short atoms) */
+	/* per fingerprint byte j: bucket bits by the byte's low 7 bits (the
+	 * AVX-512 VBMI path) */
 	uint8_t byte[KG_ATOMS_FP][128];
-	uint8_t any[KG_ATOMS_FP];
-	bool non_ascii;                 /* some fingerprint byte is ≥ 0x80 */
 	uint8_t nin[KG_ATOMS_BUCKETS];                    /* atoms per bucket */
 	uint8_t in[KG_ATOMS_BUCKETS][KG_ATOMS_MAX];       /* their indexes */
 	double cost[KG_ATOMS_BUCKETS];  /* estimated stops per sample (atoms.c) */

@@ -47,7 +47,7 @@ int main(void)
 			int len = 1 + (int)tap_rnd(8);
 			for (int j = 0; j < len; j++) {
 				char c;
-				/* odd rounds: ASCII literals only (the VBMI path's case) */
+				/* odd rounds: ASCII literals only */
 				do
 					c = alpha[tap_rnd(sizeof alpha - 1)];
 				while (c == '\n' || (round % 2 && (unsigned char)c >= 0x80));
