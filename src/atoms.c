@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -289,7 +290,7 @@ static inline size_t block_hits(const kg_atoms *a, const char *buf, size_t n, si
 	return (size_t)-1;
 }
 
-__attribute__((target("ssse3")))
+__attribute__((target("ssse3,popcnt")))
 static size_t find_ssse3(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
 {
 	__m128i lo[KG_ATOMS_FP], hi[KG_ATOMS_FP];
@@ -326,6 +327,11 @@ static size_t find_ssse3(const kg_atoms *a, const char *buf, size_t n, size_t fr
 	return find_scalar(a, buf, n, q, cls, nl);
 }
 
+/* AVX2, as Hyperscan's Teddy does it: one load per 32 bytes; the three
+ * positions' bucket sets come from the same nibbles and are lined up by
+ * shifting them in from the previous block, so lane i holds the
+ * candidates whose fingerprint ENDS at byte i (starts at i - 2). */
+_Static_assert(KG_ATOMS_FP == 3, "find_avx2 lines up three positions");
 __attribute__((target("avx2,popcnt")))
 static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
 {
@@ -337,30 +343,39 @@ static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t fro
 	const __m256i nib = _mm256_set1_epi8(0x0f);
 	const __m256i zero = _mm256_setzero_si256();
 	const __m256i eol = _mm256_set1_epi8('\n');
+	__m256i prev0 = zero, prev1 = zero; /* last block's sets, positions 0 and 1 */
 	size_t q = from;
-	for (; q + 32 + KG_ATOMS_FP - 1 <= n; q += 32) {
-		__m256i r = _mm256_set1_epi8(-1);
-		unsigned nlbits = 0;
-		for (int j = 0; j < KG_ATOMS_FP; j++) {
-			__m256i v = _mm256_loadu_si256((const __m256i *)(buf + q + j));
-			if (j == 0)
-				nlbits = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
-			__m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nib));
-			__m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
-			r = _mm256_and_si256(r, _mm256_and_si256(l, h));
-		}
+	for (; q + 32 <= n; q += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(buf + q));
+		__m256i vl = _mm256_and_si256(v, nib);
+		__m256i vh = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+		__m256i s0 = _mm256_and_si256(_mm256_shuffle_epi8(lo[0], vl), _mm256_shuffle_epi8(hi[0], vh));
+		__m256i s1 = _mm256_and_si256(_mm256_shuffle_epi8(lo[1], vl), _mm256_shuffle_epi8(hi[1], vh));
+		__m256i s2 = _mm256_and_si256(_mm256_shuffle_epi8(lo[2], vl), _mm256_shuffle_epi8(hi[2], vh));
+		/* s0 two bytes later, s1 one byte later (bytes from the last block) */
+		__m256i r = _mm256_and_si256(s2, _mm256_alignr_epi8(s1, _mm256_permute2x128_si256(prev1, s1, 0x21), 15));
+		r = _mm256_and_si256(r, _mm256_alignr_epi8(s0, _mm256_permute2x128_si256(prev0, s0, 0x21), 14));
+		prev0 = s0;
+		prev1 = s1;
+		unsigned nlbits = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
 		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
 		if (bits) {
 			uint8_t rb[32];
 			_mm256_storeu_si256((__m256i *)rb, r);
-			size_t hit = block_hits(a, buf, n, q, bits, rb, cls, nlbits, nl);
+			/* lane b: start q + b - 2; no newline lies inside a
+			 * fingerprint, so the lanes before b - 2 hold them all */
+			size_t hit = block_hits(a, buf, n, q - 2, bits, rb, cls, (uint64_t)nlbits << 2, nl);
 			if (hit != (size_t)-1)
 				return hit;
 		} else {
 			*nl += (size_t)__builtin_popcount(nlbits);
 		}
 	}
-	return find_scalar(a, buf, n, q, cls, nl);
+	/* starts q-2 and q-1 were never lanes of a block: look again */
+	size_t back = q - from < 2 ? q - from : 2;
+	for (size_t i = q - back; i < q; i++)
+		*nl -= buf[i] == '\n';
+	return find_scalar(a, buf, n, q - back, cls, nl);
 }
 
 /* AVX-512 VBMI: vpermi2b looks a byte's bucket set up in a 128-entry table
@@ -430,7 +445,15 @@ size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t 
 	if (have < 0) {
 		__builtin_cpu_init();
 		have = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") ? 4
-		     : __builtin_cpu_supports("avx2") ? 3 : __builtin_cpu_supports("ssse3") ? 2 : 1;
+		     : __builtin_cpu_supports("avx2") ? 3
+		     : __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt") ? 2 : 1;
+		/* KGMEM_SIMD caps the path (benchmarks of machines without the
+		 * newest instructions) */
+		static const char *const names[] = {"", "scalar", "ssse3", "avx2", "avx512vbmi"};
+		const char *env = getenv("KGMEM_SIMD");
+		for (int i = 1; env && i <= 4; i++)
+			if (!strcmp(env, names[i]) && i < have)
+				have = i;
 	}
 	int isa = isa_forced && isa_forced < have ? isa_forced : have;
 	if (isa == 4)
