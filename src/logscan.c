@@ -1161,8 +1161,8 @@ static void resolve_counters(scanner *sc, reader *rd)
 		size_t n = e - b;
 		if (n && (kg_memcasemem(p, n, "step", 4) || kg_memcasemem(p, n, "epoch", 5) ||
 			  kg_memcasemem(p, n, "iter", 4))) {
-			if (n > sizeof tmp)
-				n = sizeof tmp;
+			if (n > sizeof tmp - 1)
+				n = sizeof tmp - 1; /* kg_strip_noise writes a NUL after the line */
 			memcpy(tmp, p, n);
 			int64_t r = KG_NONE;
 			n = kg_strip_noise(tmp, n, &r);
