@@ -451,6 +451,12 @@ static void tb_end(scanner *sc, long line)
 		return;
 	kg_incident *inc = &sc->rep->incidents[sc->tb_post - 1];
 	sc->tb_post = 0;
+	if (inc->nframes) {
+		/* it got frames meanwhile (an OOM inside this traceback folded
+		 * into it): keep those */
+		frames_clear(&sc->tb, &sc->ntb);
+		return;
+	}
 	for (size_t i = 0; i < sc->ntb / 2; i++) {
 		kg_frame t = sc->tb[i];
 		sc->tb[i] = sc->tb[sc->ntb - 1 - i];

@@ -41,6 +41,6 @@ done
 median() { sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
 kg_t=$(median "$tmp/kg" 1); kg_m=$(median "$tmp/kg" 2)
 py_t=$(median "$tmp/py" 1); py_m=$(median "$tmp/py" 2)
-printf 'kgmem-diagnose snapshot --format json: median %.2f s, peak RSS %.1f MiB\n' "$kg_t" "$(echo "$kg_m / 1024" | bc -l)"
-printf 'python3 pickle.load:                    median %.2f s, peak RSS %.1f MiB\n' "$py_t" "$(echo "$py_m / 1024" | bc -l)"
-printf 'speed-up: %.1fx (target >= 10x); kgmem-diagnose RSS target <= 256 MiB\n' "$(echo "$py_t / $kg_t" | bc -l)"
+printf "kgmem-diagnose snapshot --format json: median %.2f s, peak RSS %.1f MiB\n" "$kg_t" "$(awk "BEGIN { print $kg_m / 1024 }")"
+printf 'python3 pickle.load:                    median %.2f s, peak RSS %.1f MiB\n' "$py_t" "$(awk "BEGIN { print $py_m / 1024 }")"
+printf 'speed-up: %.1fx (target >= 10x); kgmem-diagnose RSS target <= 256 MiB\n' "$(awk "BEGIN { print $py_t / $kg_t }")"
