@@ -33,10 +33,13 @@
 struct cJSON;
 
 #define KG_PICKLE_MAX_DEPTH 200          /* container nesting (values and MARKs) */
+#define KG_PICKLE_MAX_OPEN 32768u       /* lists/dicts pushed one above another, unfilled */
 #define KG_PICKLE_MAX_STACK (1u << 22)   /* items on the unpickling stack */
 #define KG_PICKLE_MAX_STR (64u << 20)    /* bytes in one str/bytes value */
 #define KG_PICKLE_MAX_LONG 4096u         /* bytes in one LONG4 integer */
 #define KG_PICKLE_MAX_NODES 8000000u     /* JSON values after expanding sharing */
+#define KG_PICKLE_MIN_NODES 500000u      /* … allowed for any input size (~40 MiB of cJSON) */
+#define KG_PICKLE_NODES_PER_BYTE 16u     /* … plus this many per input byte */
 
 /* One allocator trace entry (formats.md §4.2, "Trace entry keys"). Integer
  * fields are KG_NONE when the entry lacks them. action points into storage
