@@ -470,7 +470,7 @@ static uint32_t expanded(const pval *v)
 	return v->u.p->role == R_TLIST ? 1 : v->u.p->u.size;
 }
 
-/* Expanded values a container may reach at byte off of the input: shared
+/* Expanded values a container may reach at the current opcode: shared
  * references (the memo) let a few bytes stand for a large subtree, but
  * real snapshots expand to fewer than 2 values per byte read (1.8 at most in
  * testdata/snapshots, traces built), so a budget proportional to the input
@@ -1091,8 +1091,9 @@ static cJSON *list_json(dec *d, const pval *v, bool only_py)
 
 static cJSON *to_json_inner(dec *d, const pval *v);
 
-/* Nesting is checked again here: containers can be mutated after being
- * stored (through the memo), even into cycles. */
+/* Nesting is checked again here, defensively: store_check already keeps
+ * every stored container within KG_PICKLE_MAX_DEPTH, and sealing rules out
+ * cycles. */
 static cJSON *to_json(dec *d, const pval *v)
 {
 	if (d->jdepth >= KG_PICKLE_MAX_DEPTH) {
