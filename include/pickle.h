@@ -6,12 +6,19 @@
  * Only plain data is decoded: dict, list, tuple, str, bytes, int, float,
  * bool, None, with the memo (BINPUT/MEMOIZE/BINGET) so shared objects work —
  * the decoded value is a DAG, held with reference counts, and expanded into
- * a tree only when converted to cJSON. Every opcode that would import, build
+ * a tree only when converted to cJSON. A recursive structure (a container
+ * stored into itself or into one already stored elsewhere; CPython pickles
+ * these, snapshots never hold one) is refused at the storing opcode, so
+ * every path frees everything. Every opcode that would import, build
  * or call an object (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ,
  * NEWOBJ_EX, PERSID, BINPERSID, EXT1/2/4, out-of-band buffers) is refused
  * with an error naming the opcode and its byte offset; nothing is ever
  * executed. Truncated or corrupt input is an error with the offset, never a
- * crash or a hang. Limits: nesting depth KG_PICKLE_MAX_DEPTH, stack
+ * crash or a hang. Limits: nesting depth KG_PICKLE_MAX_DEPTH (and runs of
+ * KG_PICKLE_MAX_OPEN lists/dicts pushed one above another, refused as they
+ * are pushed), expansion of shared references to KG_PICKLE_MIN_NODES +
+ * KG_PICKLE_NODES_PER_BYTE per byte read (at most KG_PICKLE_MAX_NODES),
+ * checked as references are stored, stack
  * KG_PICKLE_MAX_STACK items, one string KG_PICKLE_MAX_STR bytes, memo
  * indices no larger than the bytes read so far, integers wider than 64 bits
  * (LONG1/LONG4) are kept as a saturated double approximation, LONG4 payloads
@@ -33,10 +40,13 @@
 struct cJSON;
 
 #define KG_PICKLE_MAX_DEPTH 200          /* container nesting (values and MARKs) */
+#define KG_PICKLE_MAX_OPEN 32768u       /* lists/dicts pushed one above another, unfilled */
 #define KG_PICKLE_MAX_STACK (1u << 22)   /* items on the unpickling stack */
 #define KG_PICKLE_MAX_STR (64u << 20)    /* bytes in one str/bytes value */
 #define KG_PICKLE_MAX_LONG 4096u         /* bytes in one LONG4 integer */
 #define KG_PICKLE_MAX_NODES 8000000u     /* JSON values after expanding sharing */
+#define KG_PICKLE_MIN_NODES 500000u      /* … allowed for any input size (~40 MiB of cJSON) */
+#define KG_PICKLE_NODES_PER_BYTE 16u     /* … plus this many per input byte */
 
 /* One allocator trace entry (formats.md §4.2, "Trace entry keys"). Integer
  * fields are KG_NONE when the entry lacks them. action points into storage

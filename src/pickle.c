@@ -38,13 +38,26 @@ typedef struct pval {
 	} u;
 } pval;
 
+/* Container flags. A container stored in another one is sealed: storing
+ * into it afterwards is refused, which is what rules out cycles (a real
+ * pickler finishes a container before its parent takes it; only a recursive
+ * structure, which snapshots never contain, stores into it later) and keeps
+ * depth and size exact. A container whose MARK-delimited items have been
+ * stored (APPENDS/SETITEMS) is closed: it no longer counts as open. */
+enum { PN_SEALED = 1, PN_CLOSED = 2 };
+
 struct pnode {
 	uint32_t refs;
 	uint8_t type;       /* PV_STR … PV_DICT */
 	uint8_t role;       /* enum role (containers) */
 	uint8_t keyid;      /* enum keyid cache (strings) */
+	uint8_t flags;      /* PN_* (containers) */
 	uint16_t depth;     /* 0 for strings, 1 + deepest child for containers */
-	uint32_t ordinal;   /* R_TLIST: index among device trace lists */
+	uint16_t open;      /* containers: length of the run of open containers this one ends (see open_run) */
+	union {
+		uint32_t size;     /* containers but R_TLIST: JSON values it expands to, itself included */
+		uint32_t ordinal;  /* R_TLIST: index among device trace lists (expands to one empty array) */
+	} u;
 	size_t n, cap;      /* items (dict: 2 per pair) or string length; TLIST: entries */
 	pval *items;
 	char s[];           /* string bytes, NUL-terminated */
@@ -133,6 +146,7 @@ static pnode *node_new(uint8_t type, size_t strlen_)
 	p->refs = 1;
 	p->type = type;
 	p->depth = (type == PV_STR || type == PV_BYTES) ? 0 : 1;
+	p->u.size = 1;
 	if (type == PV_STR || type == PV_BYTES) {
 		p->n = strlen_;
 		p->s[strlen_] = 0;
@@ -157,9 +171,8 @@ static void dead_push(dec *d, pnode *p)
 }
 
 /* Drops a reference; frees what becomes unreachable with a work list, not
- * recursion (a crafted pickle can nest deeper than any stack). Cycles (a
- * list appended to itself through the memo) are never freed: the leak is
- * bounded by the input size. */
+ * recursion (a crafted pickle can nest deeper than any stack). There are
+ * no cycles to leak: store_check refuses to store into a sealed container. */
 static void node_unref(dec *d, pnode *p)
 {
 	if (--p->refs)
@@ -387,8 +400,44 @@ static tentry *te_new(dec *d)
 	return e;
 }
 
+/* Length of the run of open containers a container pushed now ends. A
+ * list or dict pushed right above an open one (or above a key over an open
+ * dict), with no MARK between, is either its single item — how CPython's
+ * _batch_appends/_batch_setitems write a one-item container: the item, then
+ * APPEND/SETITEM — or its sibling in a MARK batch ([[], [], …]); which one
+ * shows only when it is stored, after the whole run is on the stack. A run
+ * longer than KG_PICKLE_MAX_OPEN is refused as it is pushed, so a nesting
+ * bomb (a million `]`, then a million APPENDs) stops before it costs
+ * memory; real runs are bounded by the nesting depth plus a batch (1000
+ * items in CPython, larger only for a long list of empty dicts written by
+ * the TorchScript pickler). Containers that are sealed or closed by
+ * APPENDS/SETITEMS end a run. */
+static uint32_t open_run(const dec *d)
+{
+	size_t fl = floor_(d), sp = d->sp;
+	const pval *y = sp > fl ? &d->stack[sp - 1] : NULL;
+	if (y && y->t != PV_LIST && y->t != PV_DICT) {
+		bool key = y->t == PV_STR || y->t == PV_INT || y->t == PV_BIG || y->t == PV_BOOL;
+		y = key && sp - 1 > fl && d->stack[sp - 2].t == PV_DICT ? &d->stack[sp - 2] : NULL;
+	}
+	if (!y || (y->u.p->flags & (PN_SEALED | PN_CLOSED)))
+		return 1;
+	return y->u.p->open + 1u;
+}
+
+/* APPENDS/SETITEMS ran on v: it is no longer open. */
+static void close_container(pval *v)
+{
+	if (v->t == PV_LIST || v->t == PV_DICT)
+		v->u.p->flags |= PN_CLOSED;
+}
+
 static int push_container(dec *d, uint8_t type)
 {
+	uint32_t run = open_run(d);
+	if (run > KG_PICKLE_MAX_OPEN)
+		return fail(d, "pickle nesting too deep: more than %u lists or dicts pushed one above another "
+			    "before any is stored (nesting limit %d)", KG_PICKLE_MAX_OPEN, KG_PICKLE_MAX_DEPTH);
 	enum role r = ctx_role(d, type == PV_DICT);
 	pval v;
 	if (r == R_DROP) {
@@ -401,8 +450,9 @@ static int push_container(dec *d, uint8_t type)
 		v.t = type;
 		v.u.p = node_new(type, 0);
 		v.u.p->role = (uint8_t)r;
+		v.u.p->open = (uint16_t)run;
 		if (r == R_TLIST)
-			v.u.p->ordinal = d->ntlists++;
+			v.u.p->u.ordinal = d->ntlists++;
 	}
 	return push(d, v);
 }
@@ -411,18 +461,52 @@ static int push_container(dec *d, uint8_t type)
 
 static const char *layout_msg = "snapshot layout the streaming reader cannot follow (%s)";
 
-/* May v be stored in an ordinary (kept) container? */
+/* JSON values v expands to (to_json counts the same way, dict keys aside);
+ * exact because what is stored is sealed. */
+static uint32_t expanded(const pval *v)
+{
+	if (v->t != PV_LIST && v->t != PV_TUPLE && v->t != PV_DICT)
+		return 1;
+	return v->u.p->role == R_TLIST ? 1 : v->u.p->u.size;
+}
+
+/* Expanded values a container may reach at the current opcode: shared
+ * references (the memo) let a few bytes stand for a large subtree, but
+ * real snapshots expand to fewer than 2 values per byte read (1.8 at most in
+ * testdata/snapshots, traces built), so a budget proportional to the input
+ * stops a memo bomb long before its tree exists, at O(1) per reference. */
+static uint64_t node_budget(const dec *d)
+{
+	uint64_t b = KG_PICKLE_MIN_NODES + (uint64_t)KG_PICKLE_NODES_PER_BYTE * (uint64_t)d->op_off;
+	return b < KG_PICKLE_MAX_NODES ? b : KG_PICKLE_MAX_NODES;
+}
+
+/* May v be stored in the ordinary (kept) container into? Refuses storing
+ * into a sealed container and a container into itself (cycles), nesting
+ * deeper than KG_PICKLE_MAX_DEPTH and expansion past node_budget; on
+ * success seals v and updates into's depth and size. */
 static int store_check(dec *d, pnode *into, const pval *v)
 {
 	if (v->t == PV_TENTRY || v->t == PV_DROP)
 		return fail(d, layout_msg, "trace entry outside device_traces");
 	if (v->t == PV_LIST && v->u.p->role == R_TLIST && v->u.p->n && into->role != R_DTRACES)
 		return fail(d, layout_msg, "trace list outside device_traces");
+	if ((into->flags & PN_SEALED) || (is_node(v) && v->u.p == into))
+		return fail(d, "corrupt pickle: %s into a container that is already stored in another one "
+			    "or is the value itself (a recursive structure, which snapshots never contain)",
+			    opnames[d->op]);
 	if (is_node(v) && v->u.p->depth + 1 > into->depth) {
 		if (v->u.p->depth + 1 > KG_PICKLE_MAX_DEPTH)
 			return fail(d, "pickle nesting deeper than %d", KG_PICKLE_MAX_DEPTH);
 		into->depth = (uint16_t)(v->u.p->depth + 1);
 	}
+	uint64_t size = (uint64_t)into->u.size + expanded(v);
+	if (size > node_budget(d))
+		return fail(d, "pickle expands to more than %" PRIu64 " values within its first %" PRId64
+			    " bytes (shared references)", node_budget(d), d->op_off);
+	into->u.size = (uint32_t)size;
+	if (is_node(v))
+		v->u.p->flags |= PN_SEALED;
 	return 0;
 }
 
@@ -519,13 +603,13 @@ static int append(dec *d, pval *target, pval v)
 		if (v.t != PV_TENTRY)
 			rc = fail(d, layout_msg, "a device trace holds something other than entry dicts");
 		else {
-			d->sink->entry(d->sink->ctx, (int)p->ordinal, &v.u.e->e);
+			d->sink->entry(d->sink->ctx, (int)p->u.ordinal, &v.u.e->e);
 			p->n++;
 		}
 	} else if (target->t == PV_LIST) {
 		pnode *p = target->u.p;
 		if (p->role == R_DTRACES && v.t == PV_LIST && v.u.p->role == R_TLIST &&
-		    v.u.p->n && v.u.p->ordinal != p->n)
+		    v.u.p->n && v.u.p->u.ordinal != p->n)
 			rc = fail(d, layout_msg, "a device trace list appears twice");
 		else if ((rc = store_check(d, p, &v)) == 0) {
 			node_push(p, v);
@@ -832,6 +916,7 @@ static int step(dec *d, pval *result, bool *done)
 		int rc = 0;
 		size_t top = d->sp;
 		d->sp = from;
+		close_container(&d->stack[from - 1]);
 		for (size_t i = from; i < top; i += 2) {
 			if (rc == 0)
 				rc = setitem(d, &d->stack[from - 1], d->stack[i], d->stack[i + 1]);
@@ -856,6 +941,7 @@ static int step(dec *d, pval *result, bool *done)
 		int rc = 0;
 		size_t top = d->sp;
 		d->sp = from;
+		close_container(&d->stack[from - 1]);
 		if (d->stack[from - 1].t == PV_DROP) {
 			for (size_t i = from; i < top; i++)
 				if (d->stack[i].t != PV_DROP)
@@ -1005,8 +1091,9 @@ static cJSON *list_json(dec *d, const pval *v, bool only_py)
 
 static cJSON *to_json_inner(dec *d, const pval *v);
 
-/* Nesting is checked again here: containers can be mutated after being
- * stored (through the memo), even into cycles. */
+/* Nesting is checked again here, defensively: store_check already keeps
+ * every stored container within KG_PICKLE_MAX_DEPTH, and sealing rules out
+ * cycles. */
 static cJSON *to_json(dec *d, const pval *v)
 {
 	if (d->jdepth >= KG_PICKLE_MAX_DEPTH) {

@@ -592,7 +592,8 @@ static cJSON *device_json(dev_stats *ds, trace_acc *t, const cJSON *anns, const 
 		segment_map_json(o, segments, ds->device);
 	}
 
-	qsort(ds->sites, ds->nsites, sizeof *ds->sites, site_cmp);
+	if (ds->nsites) /* qsort(NULL, 0, …) is undefined */
+		qsort(ds->sites, ds->nsites, sizeof *ds->sites, site_cmp);
 	cJSON *ts = cJSON_AddArrayToObject(o, "top_sites");
 	for (size_t i = 0; i < ds->nsites && i < 10; i++) {
 		site *s = &ds->sites[i];
@@ -629,7 +630,8 @@ static cJSON *snapshot_object(const cJSON *root, snap_acc *acc, const char *path
 	for (size_t d = 0; d < acc->ndev; d++)
 		if (acc->dev[d].entries)
 			dev_get(&devs, &ndevs, (int)d);
-	qsort(devs, ndevs, sizeof *devs, dev_cmp);
+	if (ndevs)
+		qsort(devs, ndevs, sizeof *devs, dev_cmp);
 
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", path ? path : "-");

@@ -116,9 +116,43 @@ int main(void)
 	kg_buf_append(&lol, "h\x28.", 3);
 	kg_error err;
 	cJSON *v = load_bytes(lol.data, lol.len, NULL, &err);
-	TAP_OK(v == NULL && strstr(err.msg, "expands"), "2^40 shared references refused, memory bounded (%s)", err.msg);
+	/* refused while the DAG is built (O(1) per reference), not when it is
+	 * expanded: L_18, 2^19 - 1 values, exceeds the KG_PICKLE_MIN_NODES budget */
+	TAP_OK(v == NULL && strstr(err.msg, "expands"), "2^40 shared references refused (%s)", err.msg);
+	TAP_EQ_I64(err.offset, 2 + 2 + 17 * 9 + 7, "... at the APPENDS that makes L_18 (byte %lld)", (long long)err.offset);
 	kg_buf_free(&lol);
-	expect_error("\x80\x04]\x94h\x00" "a.", 8, 7, "recursive", "a list appended to itself");
+	/* cycles (CPython pickles them; a snapshot never holds one) are refused
+	 * where the storing opcode is, and everything built so far is freed —
+	 * the ASan build checks for leaks */
+	expect_error("\x80\x04]\x94h\x00" "a.", 8, 6, "recursive", "a list appended to itself");
+	expect_error("\x80\x02]q\x00h\x00" "a.", 8, 7, "recursive", "l.append(l) as CPython pickles it");
+	expect_error("\x80\x04]\x94(h\x00" "e.", 9, 7, "recursive", "a list APPENDS itself");
+	expect_error("\x80\x04}\x94\x8c\x01kh\x00s.", 11, 9, "recursive", "a dict set into itself");
+	/* L = [A], A = [L]: A takes L first, so L is sealed when it takes A */
+	expect_error("\x80\x04]\x94]\x94h\x00" "aa.", 11, 9, "recursive", "two lists holding each other");
+	/* d = {"self": [d]}, CPython protocol 4 */
+	static const char dself[] = "\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00}\x94\x8c\x04self\x94]\x94h\x00" "as.";
+	expect_error(dself, sizeof dself - 1, 25, "recursive", "d = {'self': [d]}");
+	/* a million `]` then a million APPENDs: refused as the lists are
+	 * pushed, before they cost memory */
+	size_t nb = 1000000;
+	char *bomb = malloc(2 + 2 * nb + 1);
+	memcpy(bomb, "\x80\x02", 2);
+	memset(bomb + 2, ']', nb);
+	memset(bomb + 2 + nb, 'a', nb - 1);
+	bomb[2 + 2 * nb - 1] = '.';
+	expect_error(bomb, 2 + 2 * nb, 2 + KG_PICKLE_MAX_OPEN, "nesting too deep", "1,000,000 nested lists");
+	/* the same run of lists when they are siblings, [[], [], …] with
+	 * 20,000 items in one MARK (as the TorchScript pickler writes a long
+	 * list, unbatched), decodes */
+	size_t ns = 20000;
+	memcpy(bomb, "\x80\x02](", 4);
+	memset(bomb + 4, ']', ns);
+	memcpy(bomb + 4 + ns, "e.", 2);
+	v = load_bytes(bomb, 4 + ns + 2, NULL, &err);
+	TAP_EQ_I64(cJSON_GetArraySize(v), (long long)ns, "20,000 empty lists in one APPENDS decode (%s)", v ? "" : err.msg);
+	cJSON_Delete(v);
+	free(bomb);
 	expect_error("\x80\x04.", 3, 2, "empty stack", "STOP on empty stack");
 	expect_error("\x80\x04N", 3, 3, "before STOP", "no STOP");
 	expect_error("\x80\x04\x8c\x10" "abc", 7, 2, "truncated", "string cut short");
