@@ -773,8 +773,8 @@ static void test_negative_and_window(void)
 	static const char *const clean[] = {
 		"DataLoader(dataset, batch_size=32, num_workers=8, pin_memory=True)",
 		"step 1200 | loss 2.31 | num_ooms: 0 | memory allocated: 12.30 GiB",
-		"[2022-07-13 21:09:13,651] [WARNING] [stage3.py:2391:step] 2 pytorch allocator cache "
-		"flushes since last step. this happens when there is high memory pressure",
+		("[2022-07-13 21:09:13,651] [WARNING] [stage3.py:2391:step] 2 pytorch allocator cache "
+		 "flushes since last step. this happens when there is high memory pressure"),
 		"torch.cuda.max_memory_allocated() = 17.2 GB; memory reserved 18.0 GB",
 	};
 	for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++)
