@@ -112,8 +112,19 @@ try:
         cpu_model(), os.cpu_count(), platform.platform(),
         subprocess.run(["grep", "--version"], capture_output=True, text=True).stdout.splitlines()[0],
         os.environ.get("LC_ALL", ""), os.environ.get("LANG", "")))
-    print("exe: %s; runs: %d each, alternating, warm cache; RSS by %s" % (
-        a.exe, a.runs, "GNU time %M" if GNU_TIME else "a Python wait4 parent (upper bound)"))
+    flags = set()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    best = ("avx512vbmi" if {"avx512vbmi", "avx512bw"} <= flags else "avx2" if "avx2" in flags
+            else "ssse3" if {"ssse3", "popcnt"} <= flags else "scalar")
+    print("exe: %s; runs: %d each, alternating, warm cache; RSS by %s; prefilter path: %s" % (
+        a.exe, a.runs, "GNU time %M" if GNU_TIME else "a Python wait4 parent (upper bound)",
+        os.environ.get("KGMEM_SIMD") or "auto (%s here)" % best))
     print()
     print("%-22s %10s %10s %8s %12s %12s" % ("log", "kgmem s", "grep s", "ratio", "kgmem RSS", "grep RSS"))
     for n_ooms in (0, a.n_ooms):
