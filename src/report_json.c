@@ -206,12 +206,15 @@ cJSON *kg_report_to_json(const kg_report *r)
  * (strings cannot hold a raw one: cJSON escapes it). */
 static void print_at(const cJSON *item, int depth, FILE *out)
 {
+	static const char tabs[] = "\t\t\t\t\t\t\t\t";
 	char *s = cJSON_Print(item);
-	for (const char *p = s; *p; p++) {
-		fputc(*p, out);
-		if (*p == '\n')
-			for (int d = 0; d < depth; d++)
-				fputc('\t', out);
+	for (const char *p = s; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		fwrite(p, 1, n, out);
+		if (nl)
+			fwrite(tabs, 1, (size_t)depth < sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1, out);
+		p += n;
 	}
 	cJSON_free(s);
 }
