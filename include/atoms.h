@@ -65,7 +65,4 @@ size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t 
  * falls back to the next lower one). For tests and benchmarks. */
 void kg_atoms_force_isa(int isa);
 
-/* Counts '\n' bytes in buf[0..n) (SIMD). */
-size_t kg_count_newlines(const char *buf, size_t n);
-
 #endif

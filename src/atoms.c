@@ -465,26 +465,3 @@ size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t 
 #endif
 	return find_scalar(a, buf, n, from, cls, nl);
 }
-
-size_t kg_count_newlines(const char *buf, size_t n)
-{
-	size_t c = 0, i = 0;
-#if defined(__x86_64__)
-	/* SSE2: each match is 0xff; psadbw sums 8 bytes at a time, in blocks
-	 * short enough that the 16-bit lane sums cannot overflow */
-	const __m128i nl = _mm_set1_epi8('\n');
-	const __m128i zero = _mm_setzero_si128();
-	while (i + 16 <= n) {
-		__m128i acc = zero;
-		size_t stop = i + 16 * 128 < n ? i + 16 * 128 : n;
-		for (; i + 16 <= stop; i += 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(buf + i));
-			acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_cmpeq_epi8(v, nl), zero));
-		}
-		c += ((size_t)_mm_cvtsi128_si64(acc) + (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc))) / 255;
-	}
-#endif
-	for (; i < n; i++)
-		c += buf[i] == '\n';
-	return c;
-}
