@@ -41,7 +41,7 @@ static int gz_failed(kg_source *src, kg_error *err)
 	int errnum = 0;
 	const char *msg = gzerror(src->gz, &errnum);
 	if (errnum == Z_ERRNO)
-		return kg_fail(err, "read error: %s", strerror(errno));
+		return kg_fail(err, "read error after %lld bytes: %s", (long long)src->bytes_read, strerror(errno));
 	if (errnum == Z_BUF_ERROR || (msg && strstr(msg, "unexpected end")))
 		return kg_fail(err, "truncated gzip data: the compressed stream ends early "
 			       "(after %lld bytes of text)", (long long)gztell(src->gz));

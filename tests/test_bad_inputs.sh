@@ -144,6 +144,10 @@ if [ "$(id -u)" != 0 ]; then
 else
 	skip "unreadable file" "running as root"
 fi
+# opens, then every read fails (EIO), as root too
+if [ -r /proc/self/mem ]; then
+	expect "a file whose reads fail (/proc/self/mem)" 3 "/proc/self/mem" /proc/self/mem
+fi
 expect "missing file" 3 "$tmp/nope.log" "$tmp/nope.log"
 expect "/dev/zero as input" 3 /dev/zero /dev/zero
 expect "/dev/urandom as input" 3 /dev/urandom /dev/urandom
