@@ -1266,10 +1266,8 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 {
 	const char *e = line_end(rd, off, rd->len);
 	size_t n = (size_t)(e - (rd->buf + off));
-	/* lines whose only interest is a possible OOM: the grammars' own
-	 * prefilter on the raw line first (prefixes do not change it) */
-	if ((cls & A_OOM) && !sc->tb_active && !kg_oom_candidate(rd->buf + off, n))
-		cls &= ~(uint32_t)A_OOM;
+	/* A_OOM comes from the grammars' own trigger literals, so it already
+	 * means kg_oom_candidate would say yes */
 	if (!(cls & A_ALL) && !sc->tb_active)
 		return;
 	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX)) && !sc->tb_active) {
