@@ -73,6 +73,13 @@ int kg_write_atomic(const char *path, const void *data, size_t len, unsigned mod
 /* Case-insensitive memmem over [h, h+hn); returns pointer or NULL. */
 const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t nn);
 
+/* Length (2–4) of the well-formed UTF-8 sequence of a non-ASCII lead byte
+ * at s[0] (RFC 3629: no overlong forms, surrogates or code points above
+ * U+10FFFF), or 0 when it is not one. With cut_ok, a sequence that is
+ * well-formed as far as it goes but cut off by the end of s[0..n) counts
+ * (its full length is returned). */
+size_t kg_utf8_len(const unsigned char *s, size_t n, bool cut_ok);
+
 /* Copies s (length n) replacing bytes that are not valid UTF-8 with '?',
  * and control characters other than tab with ' '. Returns malloc'd string. */
 char *kg_sanitize_utf8(const char *s, size_t n);

@@ -127,11 +127,9 @@ static bool looks_binary(const unsigned char *p, size_t n)
 			i++;
 			continue;
 		}
-		size_t len = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
-		bool ok = len > 0;
-		for (size_t k = 1; ok && k < len; k++)
-			ok = i + k >= n || (p[i + k] & 0xc0) == 0x80; /* a cut sequence at the end is fine */
-		if (!ok) {
+		/* a sequence cut by the end of the sniffed head is fine */
+		size_t len = kg_utf8_len(p + i, n - i, true);
+		if (!len) {
 			bad++;
 			i++;
 		} else {

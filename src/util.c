@@ -215,6 +215,24 @@ const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t n
 	return NULL;
 }
 
+size_t kg_utf8_len(const unsigned char *s, size_t n, bool cut_ok)
+{
+	unsigned char c = s[0];
+	size_t len = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+	if (!len || (n < len && !cut_ok))
+		return 0;
+	for (size_t k = 1; k < len && k < n; k++)
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+	if (n > 1) {
+		unsigned char c1 = s[1];
+		if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) ||
+		    (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+			return 0;
+	}
+	return len;
+}
+
 char *kg_sanitize_utf8(const char *s, size_t n)
 {
 	kg_buf b = {0};
@@ -226,19 +244,8 @@ char *kg_sanitize_utf8(const char *s, size_t n)
 			i++;
 			continue;
 		}
-		size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-		bool ok = len && i + len <= n;
-		for (size_t k = 1; ok && k < len; k++)
-			ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
-		if (ok && len == 3) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
-		}
-		if (ok && len == 4) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-		}
-		if (!ok) {
+		size_t len = kg_utf8_len((const unsigned char *)s + i, n - i, false);
+		if (!len) {
 			kg_buf_putc(&b, '?');
 			i++;
 			continue;

@@ -3,6 +3,7 @@
  * come from ../shared/corpus/dev.jsonl records (ids given). */
 #include "tap.h"
 #include <ctype.h>
+#include <stdlib.h>
 #include "units.h"
 #include "util.h"
 
@@ -47,6 +48,28 @@ static void memcasemem_matches_naive(void)
 		}
 	}
 	TAP_OK(bad == 0 && checks > 2000, "kg_memcasemem agrees with a naive search (%d checks)", checks);
+}
+
+/* kg_utf8_len / kg_sanitize_utf8 (util.c), RFC 3629 well-formedness. */
+static void utf8(void)
+{
+	static const struct { const char *s; size_t n; bool cut; size_t want; } v[] = {
+		{"\xc3\xa9", 2, false, 2}, {"\xe2\x96\x88", 3, false, 3}, {"\xf0\x9f\x98\x80", 4, false, 4},
+		{"\xc0\xaf", 2, false, 0},          /* overlong '/' */
+		{"\xe0\x80\xaf", 3, false, 0},      /* overlong */
+		{"\xed\xa0\x80", 3, false, 0},      /* surrogate U+D800 */
+		{"\xf4\x90\x80\x80", 4, false, 0}, /* above U+10FFFF */
+		{"\xf5\x80\x80\x80", 4, false, 0}, /* no such lead byte */
+		{"\xff\x80\x80", 3, false, 0},
+		{"\xe2\x96", 2, false, 0}, {"\xe2\x96", 2, true, 3}, /* cut by the end */
+		{"\xe2\x41\x88", 3, true, 0},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+		TAP_EQ_I64(kg_utf8_len((const unsigned char *)v[i].s, v[i].n, v[i].cut), v[i].want,
+			   "kg_utf8_len case %zu", i);
+	char *t = kg_sanitize_utf8("a\xff\x80\x80" "b\xc3\xa9\tc\x01", 10);
+	TAP_EQ_STR(t, "a???" "b\xc3\xa9\tc ", "sanitize: 0xff is no lead byte, controls become spaces");
+	free(t);
 }
 
 int main(void)
@@ -103,5 +126,6 @@ int main(void)
 	b = kg_size_exact(20LL << 30);
 	TAP_OK(!kg_size_near(a, b), "19.99 GiB not near 20 GiB");
 	memcasemem_matches_naive();
+	utf8();
 	return tap_done();
 }
