@@ -1354,21 +1354,18 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 		uint32_t cls = A_ALL;
 		if (!full) {
 			size_t quiet = quiet_end(sc, rd, limit);
-			if (quiet > from) {
-				size_t lim = quiet < limit ? quiet : limit;
-				hit = kg_atoms_find_lines(&atoms_quiet, rd->buf, lim, from, &cls, &nl);
-				if (hit >= lim && lim < limit) {
-					/* readings count again from the line holding `lim` */
-					const char *b = memrchr(rd->buf + from, '\n', lim - from);
-					size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
-					if (ls > from) {
-						rd->pos_line += (long)nl; /* none in [ls, lim) */
-						rd->pos = ls;
-						continue;
-					}
-					hit = kg_atoms_find_lines(&atoms, rd->buf, limit, from, &cls, &nl);
+			size_t lim = quiet > from && quiet < limit ? quiet : limit;
+			hit = kg_atoms_find_lines(quiet > from ? &atoms_quiet : &atoms, rd->buf, lim, from, &cls, &nl);
+			if (hit >= lim && lim < limit) {
+				/* readings count again from the line holding `lim`: go
+				 * on from its start with every atom */
+				const char *b = memrchr(rd->buf + from, '\n', lim - from);
+				size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
+				if (ls > from) {
+					rd->pos_line += (long)nl; /* none in [ls, lim) */
+					rd->pos = ls;
+					continue;
 				}
-			} else {
 				hit = kg_atoms_find_lines(&atoms, rd->buf, limit, from, &cls, &nl);
 			}
 		}
