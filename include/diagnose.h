@@ -10,12 +10,13 @@
 #include "report.h"
 #include "util.h"
 
-/* Exit statuses (DESIGN §1). */
-enum {
-	KG_EXIT_OK = 0,        /* no finding at or above --fail-on */
-	KG_EXIT_FINDINGS = 1,  /* findings at or above --fail-on */
-	KG_EXIT_USAGE = 2,     /* usage error */
-	KG_EXIT_INPUT = 3,     /* unreadable or invalid input */
+/* What kg_diagnose returns (library terms; cli/cli.h maps them to exit
+ * statuses). */
+enum kg_status {
+	KG_STATUS_OK = 0,
+	KG_STATUS_INPUT = -1,  /* an input, config, rule file or output could
+	                          not be read or written */
+	KG_STATUS_USAGE = -2,  /* a bad --set NAME=VALUE */
 };
 
 typedef struct kg_options {
@@ -30,15 +31,17 @@ typedef struct kg_options {
 	size_t nsets;
 	int color;                  /* -1 auto, 0 never, 1 always */
 	bool quiet;
-	int progress;               /* -1 auto, 0 never, 1 forced */
+	int progress;               /* 0 never, 1 always, 2 for inputs over
+	                               64 MiB (the CLI decides from the
+	                               terminal and CI) */
 	const char *svg;            /* --svg FILE or NULL */
 } kg_options;
 
-/* Reads every input and fills rep. On invalid input returns KG_EXIT_INPUT
- * with err filled and *bad_path set to the display name of the input at
- * fault (rep then holds whatever was read before the fault); otherwise
- * returns 0. */
-int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
-		kg_report *rep, kg_error *err, const char **bad_path);
+/* Reads every input and fills rep. Returns KG_STATUS_OK, or the first
+ * failure's status with err filled and err->path naming the input at fault
+ * ("<stdin>" for "-", "--set", "rules", "--apply" or the --svg path); rep
+ * then holds whatever was read before and after the fault. Never exits. */
+enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
+			   kg_report *rep, kg_error *err);
 
 #endif

@@ -26,17 +26,9 @@
 #include "facts.h"
 #include "incident.h"
 #include "util.h"
+#include "paths.h"
 
 typedef struct kg_ruleset kg_ruleset;
-
-/* The directory of shipped rule files and registries (keys.yaml,
- * datasets.yaml, gpus.yaml, VERSION) — the one lookup every part uses:
- * $KGMEM_RULES_PATH (first entry of a ':'-separated list) when set; else
- * the rules installed beside the binary (<bindir>/KG_BIN_TO_RULES, so a
- * relocated install finds its own); else the source tree's rules/ (an
- * uninstalled build, KG_SOURCE_RULES_DIR); else KG_RULES_DIR (all from the
- * generated kg_build.h). Returns a static string. */
-const char *kg_rules_dir(void);
 
 /* Loads rule files from each of dirs in turn (a directory: its *.yaml and
  * *.yml files in name order, except keys.yaml, datasets.yaml and
@@ -65,8 +57,5 @@ void kg_rules_list(const kg_ruleset *rs, FILE *out);
 int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out);
 
 void kg_rules_free(kg_ruleset *rs);
-
-/* `kgmem-diagnose rules list|show ID|check [PATH...]|facts`. */
-int kg_cmd_rules(int argc, char **argv);
 
 #endif

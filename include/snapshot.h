@@ -74,8 +74,4 @@ void kg_snapshot_facts(const struct cJSON *snap, kg_facts *facts);
  * line, free-block histogram, top sites (or the stats table). */
 void kg_snapshot_text(const struct cJSON *snap, FILE *out);
 
-/* `kgmem-diagnose snapshot [--format text|json] FILE…` (argv[0] is
- * "snapshot"). Exit 0, 2 on usage errors, 3 on unreadable input. */
-int kg_cmd_snapshot(int argc, char **argv);
-
 #endif

@@ -16,6 +16,8 @@
 #define KG_NONE INT64_MIN
 
 typedef struct kg_error {
+	char path[1024];   /* the input at fault (display name), or "" when the
+	                      caller knows it; kg_diagnose fills it */
 	char msg[512];     /* one line, no trailing newline; "" when no error */
 	long line;         /* 1-based line, or 0 when not a line-oriented error */
 	int64_t offset;    /* byte offset, or -1 when not applicable */

@@ -1,4 +1,4 @@
-/* test_atoms.c — the literal prefilter (src/atoms.c) against a naive search:
+/* test_atoms.c — the literal prefilter (lib/atoms.c) against a naive search:
  * random literal sets (short ones, shared prefixes, bytes ≥ 0x80, literals
  * shorter than the fingerprint) and random buffers over a small alphabet so
  * that matches, near misses and fingerprint collisions are frequent; every

@@ -45,7 +45,7 @@ static int64_t hint(const char *line)
 
 
 /* ---- reference for kg_facts_from_log ------------------------------------
- * The direct pass over the readings before the line that src/logfacts.c
+ * The direct pass over the readings before the line that lib/logfacts.c
  * used before it indexed them (main at 199f3ba); the indexed version must
  * give exactly the same facts. */
 static const char *const kind_names[] = {"allocated", "reserved", "max_allocated", "max_reserved"};

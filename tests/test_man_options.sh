@@ -33,7 +33,7 @@ for c in fragmentation capacity oversize eval-blowup activation-peak parallelism
 	check "cause $c" "*$c*" "$rules"
 done
 for c in list show check facts; do check "rules $c" "*rules $c*" "$page"; done
-# every fact in the registry (src/facts.c, `rules facts`) is in kgmem-rules(5)
+# every fact in the registry (lib/facts.c, `rules facts`) is in kgmem-rules(5)
 for f in $("$bin" rules facts | awk '{print $1}'); do
 	esc=$(printf '%s' "$f" | sed 's/_/\\_/g; s/\*/\\*/g')
 	check "fact $f" "*$esc*" "$rules"

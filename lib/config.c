@@ -3,7 +3,7 @@
  * are recomputed from them because libyaml's mark.index counts characters,
  * not bytes. */
 #include "config.h"
-#include "rules.h"
+#include "paths.h"
 #include "kg_build.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "diagnose.h"
 #include "facts.h"
 #include "rules.h"

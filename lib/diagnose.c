@@ -72,14 +72,9 @@ static int one_input(run *R, const char *path, kg_error *err)
 		return -1;
 	}
 	kg_kind kind = kg_source_sniff(&src);
-	/* progress: forced by --progress, else only on a terminal, never under
-	 * CI, and only for inputs over 64 MiB */
-	bool progress = opt->progress == 1;
-	if (opt->progress < 0) {
-		const char *ci = getenv("CI");
-		progress = isatty(STDERR_FILENO) && !(ci && *ci) &&
-			   (src.file_size > (64 << 20) || (src.file_size < 0 && src.gzip));
-	}
+	/* progress: always, never, or only for inputs over 64 MiB */
+	bool progress = opt->progress == 1 ||
+		(opt->progress == 2 && (src.file_size > (64 << 20) || (src.file_size < 0 && src.gzip)));
 	kg_source_set_progress(&src, progress);
 	int rc = 0;
 	switch (kind) {
@@ -344,24 +339,22 @@ static int plan_patches(run *R, kg_error *err)
 	return rc;
 }
 
-int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
-		kg_report *rep, kg_error *err, const char **bad_path)
+enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
+			   kg_report *rep, kg_error *err)
 {
-	static char bad_name[4096];
 	run R = {.opt = opt, .rep = rep};
-	int status = 0;
+	enum kg_status status = KG_STATUS_OK;
 #define FAIL(code, name) do { \
-	if (status == 0) { \
+	if (status == KG_STATUS_OK) { \
 		status = (code); \
 		*err = e; \
-		snprintf(bad_name, sizeof bad_name, "%s", (name)); \
-		*bad_path = bad_name; \
+		snprintf(err->path, sizeof err->path, "%s", (name)); \
 	} } while (0)
 
 	for (size_t i = 0; i < opt->nconfigs; i++) {
 		kg_error e = {0};
 		if (add_config(&R, opt->configs[i], &e) < 0)
-			FAIL(KG_EXIT_INPUT, opt->configs[i]);
+			FAIL(KG_STATUS_INPUT, opt->configs[i]);
 	}
 	/* a config the user named that cannot be read stops the run: advice
 	 * without it would silently differ from what was asked for */
@@ -369,7 +362,7 @@ int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
 	for (size_t i = 0; !config_failed && i < npaths; i++) {
 		kg_error e = {0};
 		if (one_input(&R, paths[i], &e) < 0)
-			FAIL(KG_EXIT_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
+			FAIL(KG_STATUS_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
 	}
 	first_failed_rank(rep);
 	/* no --config: a config the log names, if it is there (DESIGN §2) */
@@ -391,18 +384,18 @@ int kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
 		kg_error e = {0};
 		bool usage = false;
 		if (apply_rules(&R, &e, &usage) < 0)
-			FAIL(usage ? KG_EXIT_USAGE : KG_EXIT_INPUT, usage ? "--set" : "rules");
+			FAIL(usage ? KG_STATUS_USAGE : KG_STATUS_INPUT, usage ? "--set" : "rules");
 	}
 	if (status == 0) {
 		kg_error e = {0};
 		if (plan_patches(&R, &e) < 0)
-			FAIL(KG_EXIT_INPUT, "--apply");
+			FAIL(KG_STATUS_INPUT, "--apply");
 	}
 	if (opt->svg) {
 		/* written even when an input failed: it shows what was read */
 		kg_error e = {0};
 		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
-			FAIL(KG_EXIT_INPUT, opt->svg);
+			FAIL(KG_STATUS_INPUT, opt->svg);
 		struct cJSON *snap;
 		cJSON_ArrayForEach(snap, rep->snapshots)
 			kg_snapshot_strip_detail(snap);

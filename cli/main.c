@@ -13,6 +13,7 @@
 #include <yaml.h>
 #include <zlib.h>
 
+#include "cli.h"
 #include "diagnose.h"
 #include "kg_build.h"
 #include "report.h"
@@ -137,8 +138,6 @@ static void push(const char ***v, size_t *n, const char *s)
 
 /* Subcommands implemented in their own modules. */
 typedef int (*kg_cmd_fn)(int argc, char **argv);
-int kg_cmd_calc(int argc, char **argv);     /* cmd_calc.c */
-int kg_cmd_explain(int argc, char **argv);  /* cmd_calc.c */
 static const struct {
 	const char *name;
 	kg_cmd_fn fn;
@@ -256,9 +255,16 @@ int main(int argc, char **argv)
 
 	kg_report rep;
 	kg_report_init(&rep);
+	/* progress: forced by --progress, else only on a terminal and never
+	 * under CI, for inputs over 64 MiB */
+	if (opt.progress < 0) {
+		const char *ci = getenv("CI");
+		opt.progress = isatty(STDERR_FILENO) && !(ci && *ci) ? 2 : 0;
+	}
 	kg_error err = {0};
-	const char *bad = NULL;
-	int rc = kg_diagnose(paths, npaths, &opt, &rep, &err, &bad);
+	enum kg_status st = kg_diagnose(paths, npaths, &opt, &rep, &err);
+	int rc = st == KG_STATUS_OK ? KG_EXIT_OK : st == KG_STATUS_USAGE ? KG_EXIT_USAGE : KG_EXIT_INPUT;
+	const char *bad = err.path[0] ? err.path : NULL;
 
 	if (rc == KG_EXIT_INPUT && rep.nincidents == 0) {
 		/* nothing useful to show: only the error line below */

@@ -10,12 +10,11 @@
 
 #include "calc.h"
 #include "config.h"
+#include "cli.h"
 #include "diagnose.h"
 #include "units.h"
 #include "util.h"
 
-int kg_cmd_calc(int argc, char **argv);
-int kg_cmd_explain(int argc, char **argv);
 
 static const char calc_usage[] =
 "Usage: kgmem-diagnose calc EXPR [DTYPE] [--budget SIZE --solve NAME [--round pow2|N]]\n"
