@@ -44,12 +44,8 @@ void kg_report_note(kg_report *r, const char *fmt, ...) __attribute__((format(pr
  * SARIF levels map from them. */
 const char *kg_severity_name(enum kg_severity s);
 
-/* Most severe severity of an incident: its findings' maximum, or, before any
- * rule ran, error for kind "oom" and warning for "oom-warning". */
-enum kg_severity kg_incident_severity(const kg_incident *inc);
-
-/* Counts for "summary": incidents, errors, warnings, infos (one per
- * finding, or per incident when it has no findings). */
+/* Counts for "summary": incidents by their severity (kg_incident_severity
+ * in incident.h; DIAGNOSIS §5), not findings. */
 void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos);
 
 typedef struct kg_text_style {

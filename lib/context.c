@@ -31,7 +31,10 @@ int kg_context_init(kg_error *err)
 	re_step = must("(?<![\\w.])step\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I, err, &bad);
 	re_iter = must("(?<![\\w.])iter(?:ation)?\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I, err, &bad);
 	re_epoch = must("(?<![\\w.])epoch\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,9})\\b", I, err, &bad);
-	re_eval = must("(?:^|[^\\w/.])(?:eval(?:uat(?:e|es|ing|ion))?|validat(?:e|ing|ion)|valid|testing|test set|predict(?:ing|ion|ions)?|inference|generating|rank(?:ing)? (?:all|candidates|entities))\\b",
+	/* …or a command line that runs an evaluation script (python test.py,
+	 * python scripts/evaluate.py, python3 eval_completion.py) */
+	re_eval = must("(?:^|[^\\w/.])(?:eval(?:uat(?:e|es|ing|ion))?|validat(?:e|ing|ion)|valid|testing|test set|predict(?:ing|ion|ions)?|inference|generating|rank(?:ing)? (?:all|candidates|entities)"
+		       "|python[\\d.]*\\s+(?:-\\S+\\s+)*(?:\\S*/)?(?:test|eval|evaluate|evaluation|inference|infer|predict|validate|validation)(?:_\\w*)?\\.py)\\b",
 		       I, err, &bad);
 	re_ckpt = must("\\b(?:sav(?:e|ing|ed)\\b[^\\n]{0,40}\\b(?:checkpoint|ckpt|state[_ ]dict|model)|checkpoint[^\\n]{0,20}\\b(?:sav|writ)|writing\\s+checkpoint|load(?:ing|ed)?\\s+(?:from\\s+)?(?:the\\s+)?(?:checkpoint|ckpt|state[_ ]dict)(?!\\s+shards))",
 		       I, err, &bad);

@@ -9,6 +9,7 @@
  * (rules.c) fills findings and the cause, and remedies that set config
  * roles become one patch per config file (patch.c). */
 #include "diagnose.h"
+#include "budget.h"
 #include "calc.h"
 #include "config.h"
 #include "facts.h"
@@ -248,6 +249,7 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 			} else {
 				calculators(&f);
 				set_args(opt, &f, err);
+				kg_budget_from_facts(&inc->budget, &f);
 				kg_rules_apply(rs, inc, &f);
 			}
 			kg_facts_free(&f);

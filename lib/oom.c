@@ -49,7 +49,7 @@ enum rx_id {
 	RX_STATUS_CHECK, RX_STATUS, RX_CUBLAS_SE, RX_NCCL,
 	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
-	RX_GGML, RX_GGML_BUF,
+	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_TF_CUDNN_INIT,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
 	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
@@ -81,11 +81,11 @@ static const char *const rx_src[NRX] = {
 	[RX_CUDART] =
 		"(?:(THCudaCheck\\s+FAIL\\s+file=\\S+\\s+line=\\d+\\s+error=2\\s+:\\s+out\\s+of\\s+memory)"
 		"|(cuda\\s+runtime\\s+error\\s+\\(2\\)\\s+:\\s+out\\s+of\\s+memory)"
-		"|\\b(CUDA|HIP)\\s+error:\\s+out\\s+of\\s+memory"
+		"|\\b(CUDA|HIP|cuda)\\s+error:\\s+out\\s+of\\s+memory"
 		"|(Check\\s+failed:\\s+error\\s+==\\s+cudaSuccess\\s+\\(2\\s+vs\\.\\s+0\\)\\s+out\\s+of\\s+memory)"
 		"|(error=2\\s+:\\s+out\\s+of\\s+memory)"
-		"|(cuda\\s+failed\\s+with\\s+error\\s+2\\s+out\\s+of\\s+memory)"
-		"|(CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?))"
+		"|((?i:cuda)\\s+failed\\s+with\\s+error\\s+(?:2\\s+)?out\\s+of\\s+memory)"
+		"|((?:failed\\s+call\\s+to\\s+cu\\w+:\\s+)?CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?))"
 		"(?:\\s+current\\s+device:\\s+(\\d+))?",
 	/* caffe CHECK_EQ(status, *_STATUS_SUCCESS) << *GetErrorString(status) */
 	[RX_STATUS_CHECK] =
@@ -132,6 +132,27 @@ static const char *const rx_src[NRX] = {
 		"allocating\\s+" SZ "\\s+on\\s+device\\s+(\\d+):\\s+cudaMalloc\\s+failed:\\s+out\\s+of\\s+memory",
 	[RX_GGML_BUF] =
 		"failed\\s+to\\s+allocate\\s+(\\w+?)(\\d*)\\s+buffer\\s+of\\s+size\\s+(\\d+)",
+
+	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
+	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
+	[RX_TH_RAM] =
+		"(?:Torch:\\s+)?not\\s+enough\\s+memory:\\s+you\\s+tried\\s+to\\s+allocate\\s+(\\d+)"
+		"\\s*(bytes|GB)\\.?\\s+Buy\\s+new\\s+RAM!",
+	/* SIGKILL, almost always the kernel's OOM killer on a training node:
+	 * torch.utils.data's worker message, the kernel's own line (dmesg),
+	 * bash's "Killed" for a killed child (alone on its line, after a
+	 * progress bar, or after the job's pid), multiprocessing/torchelastic
+	 * signal texts. */
+	[RX_KILLED] =
+		"(DataLoader\\s+worker\\s+\\(pid\\s*[^)\\n]*\\)\\s+is\\s+killed\\s+by\\s+signal:\\s+Killed\\.?)"
+		"|(Out\\s+of\\s+memory:\\s+Killed\\s+process\\s+\\d+[^\\n]*)"
+		"|(?m:(?:(?<=\\])|(?<=\\r)|(?<=\\d\\s)|^)[ \\t]*(Killed)(?:[ \\t]+\\S[^\\n]*)?$)"
+		"|(died\\s+with\\s+<Signals\\.SIGKILL:\\s+9>\\.?|Signal\\s+9\\s+\\(SIGKILL\\)\\s+received\\s+by\\s+PID\\s+\\d+)",
+	/* TensorFlow: cuDNN could not create its handle (TF's BFC pool took the
+	 * device first, or another process did) */
+	[RX_TF_CUDNN_INIT] =
+		"Failed\\s+to\\s+get\\s+convolution\\s+algorithm\\.\\s+This\\s+is\\s+probably\\s+because"
+		"\\s+cuDNN\\s+failed\\s+to\\s+initialize",
 
 	[RX_PT1_GPU] = "\\s*\\(\\s*(?:GPU|NPU|MLU|MUSA|XPU)\\s+(\\d+)",
 	[RX_PT1_CLAUSE] =
@@ -224,6 +245,7 @@ static const char *const triggers[] = {
 	"failed to allocate", "Failed to allocate", "cudaMalloc failed",
 	"Allocation on device", "exceeds the memory limit", "Attempting to allocate",
 	"ncclUnhandledCudaError", "failed to create cublas handle",
+	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
@@ -258,7 +280,8 @@ bool kg_oom_candidate(const char *line, size_t n)
 	if (!trig_len[0])
 		build_first_byte();
 	const unsigned char *s = (const unsigned char *)line;
-	for (size_t i = 0; i + 8 <= n; i++) {
+	/* every trigger is at least 6 bytes long ("Killed") */
+	for (size_t i = 0; i + 6 <= n; i++) {
 		uint32_t m = first_byte[s[i]];
 		while (m) {
 			int t = __builtin_ctz(m);
@@ -672,6 +695,38 @@ static bool g_cpu(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+static bool g_th_ram(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, "pytorch_cpu", "pytorch", "cpu");
+	int64_t n = cap_int(c, h, 1);
+	if (n != KG_NONE) {
+		if (cap_is(c, h, 2, "GB"))  /* TH prints integer GiB (n >> 30) */
+			n <<= 30;
+		o->mem.requested = kg_size_exact(n);
+	}
+	return done(o, h, mend(h));
+}
+
+static bool g_killed(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, "oom_killer", NULL, NULL);
+	/* "Killed" alone: start the message at the word, not at a bar */
+	match m = *h;
+	if (set(h, 3))
+		m.v[0] = h->v[6];
+	return done(o, &m, mend(h));
+}
+
+static bool g_tf_cudnn_init(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, "cudnn", "tensorflow", "cuda");
+	o->status = kg_strdup("cuDNN failed to initialize");
+	return done(o, h, mend(h));
+}
+
 /* ---- CUDA runtime / driver errors ------------------------------------ */
 
 static bool g_cudart(ctx *c, const match *h)
@@ -1055,6 +1110,9 @@ static const grammar grammars[] = {
 	{RX_MPS, {"MPS backend out of memory"}, g_mps},
 	{RX_ASYNC_HEAD, {"Allocation on device"}, g_async},
 	{RX_CPU, {"DefaultCPUAllocator"}, g_cpu},
+	{RX_TH_RAM, {"Buy new RAM"}, g_th_ram},
+	{RX_TF_CUDNN_INIT, {"Failed to get convolution algorithm"}, g_tf_cudnn_init},
+	{RX_KILLED, {"Killed", "SIGKILL"}, g_killed},
 	{RX_TF_OOM, {"OOM when allocating"}, g_tf_oom},
 	{RX_TF_BFC, {"ran out of memory"}, g_tf_bfc},
 	{RX_TF_EIGEN, {"ran out of memory"}, g_tf_eigen},

@@ -56,33 +56,13 @@ const char *kg_severity_name(enum kg_severity s)
 	}
 }
 
-enum kg_severity kg_incident_severity(const kg_incident *inc)
-{
-	if (inc->nfindings) {
-		enum kg_severity s = KG_SEV_NONE;
-		for (size_t i = 0; i < inc->nfindings; i++)
-			if (inc->findings[i].severity > s)
-				s = inc->findings[i].severity;
-		return s;
-	}
-	return inc->kind && inc->kind[0] == 'o' && inc->kind[3] == '-' ? KG_SEV_WARNING : KG_SEV_ERROR;
-}
-
 void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos)
 {
 	*errors = *warnings = *infos = 0;
 	for (size_t i = 0; i < r->nincidents; i++) {
-		const kg_incident *inc = &r->incidents[i];
-		if (inc->nfindings == 0) {
-			enum kg_severity s = kg_incident_severity(inc);
-			*errors += s == KG_SEV_ERROR;
-			*warnings += s == KG_SEV_WARNING;
-			continue;
-		}
-		for (size_t k = 0; k < inc->nfindings; k++) {
-			*errors += inc->findings[k].severity == KG_SEV_ERROR;
-			*warnings += inc->findings[k].severity == KG_SEV_WARNING;
-			*infos += inc->findings[k].severity == KG_SEV_INFO;
-		}
+		enum kg_severity s = kg_incident_severity(&r->incidents[i]);
+		*errors += s == KG_SEV_ERROR;
+		*warnings += s == KG_SEV_WARNING;
+		*infos += s == KG_SEV_INFO;
 	}
 }

@@ -5,6 +5,7 @@
  * duplicates, summary.first_failed_rank, summary.root_cause_rank, notes)
  * are additive. */
 #include "report.h"
+#include "differential.h"
 #include "kg_build.h"
 #include "util.h"
 
@@ -55,12 +56,60 @@ static cJSON *memory_json(const kg_memory *m)
 	return o;
 }
 
+/* DIAGNOSIS §7: bytes, null where unknown; split_uncertain says the
+ * unaccounted part is the CUDA context and other processes together. */
+static cJSON *budget_json(const kg_budget *b)
+{
+	if (b->capacity == KG_NONE && b->free == KG_NONE && b->allocated == KG_NONE)
+		return cJSON_CreateNull();
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "capacity", int_or_null(b->capacity));
+	cJSON_AddItemToObject(o, "free", int_or_null(b->free));
+	cJSON_AddItemToObject(o, "allocated", int_or_null(b->allocated));
+	cJSON_AddItemToObject(o, "cached_unused", int_or_null(b->cached_unused));
+	cJSON_AddItemToObject(o, "non_pytorch", int_or_null(b->non_pytorch));
+	cJSON_AddItemToObject(o, "other_processes", int_or_null(b->other_processes));
+	cJSON_AddItemToObject(o, "unaccounted", int_or_null(b->unaccounted));
+	cJSON_AddBoolToObject(o, "split_uncertain", b->split_uncertain);
+	cJSON_AddBoolToObject(o, "consistent", b->consistent);
+	return o;
+}
+
+static cJSON *differential_json(const kg_incident *inc)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < inc->ndifferential; i++) {
+		const kg_hypothesis *h = &inc->differential[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "cause", h->cause);
+		cJSON_AddItemToObject(o, "confidence", str_or_null(h->confidence));
+		cJSON_AddNumberToObject(o, "score", h->score);
+		cJSON_AddBoolToObject(o, "ruled_out", h->ruled_out);
+		cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
+		for (size_t k = 0; k < h->nevidence; k++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "text", h->evidence[k].text);
+			cJSON_AddStringToObject(e, "strength", kg_strength_name(h->evidence[k].strength));
+			cJSON_AddBoolToObject(e, "against", h->evidence[k].against);
+			cJSON_AddStringToObject(e, "source", h->evidence[k].source);
+			cJSON_AddItemToArray(ev, e);
+		}
+		cJSON_AddItemToObject(o, "to_confirm", str_or_null(h->to_confirm));
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *finding_json(const kg_finding *f)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "rule", str_or_null(f->rule));
 	cJSON_AddItemToObject(o, "category", str_or_null(f->category));
 	cJSON_AddStringToObject(o, "severity", kg_severity_name(f->severity));
+	if (f->supports) {
+		cJSON_AddStringToObject(o, f->refutes ? "refutes" : "supports", f->supports);
+		cJSON_AddStringToObject(o, "strength", kg_strength_name(f->strength));
+	}
 	cJSON_AddItemToObject(o, "title", str_or_null(f->title));
 	cJSON_AddItemToObject(o, "message", str_or_null(f->message));
 	cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
@@ -111,8 +160,11 @@ static cJSON *incident_json(const kg_incident *inc)
 	cJSON_AddItemToObject(o, "epoch", int_or_null(inc->epoch));
 	cJSON_AddItemToObject(o, "phase", str_or_null(inc->phase));
 	cJSON_AddItemToObject(o, "phase_source", str_or_null(inc->phase_source));
+	cJSON_AddStringToObject(o, "severity", kg_severity_name(kg_incident_severity(inc)));
 	cJSON_AddItemToObject(o, "cause", str_or_null(inc->cause));
+	cJSON_AddItemToObject(o, "confidence", str_or_null(inc->confidence));
 	cJSON_AddItemToObject(o, "memory", memory_json(&inc->mem));
+	cJSON_AddItemToObject(o, "budget", budget_json(&inc->budget));
 	if (inc->tensor) {
 		cJSON *t = cJSON_AddObjectToObject(o, "tensor");
 		cJSON *shape = cJSON_AddArrayToObject(t, "shape");
@@ -152,6 +204,7 @@ static cJSON *incident_json(const kg_incident *inc)
 		cJSON_AddItemToArray(fu, x);
 	}
 	cJSON_AddNumberToObject(o, "duplicates", inc->duplicates);
+	cJSON_AddItemToObject(o, "differential", differential_json(inc));
 	cJSON *fs = cJSON_AddArrayToObject(o, "findings");
 	for (size_t i = 0; i < inc->nfindings; i++)
 		cJSON_AddItemToArray(fs, finding_json(&inc->findings[i]));

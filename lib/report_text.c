@@ -3,6 +3,7 @@
  *     FILE:LINE: SEVERITY: message [rule-or-cause]
  * then indented evidence (`= …`) and remedies (`help: …`). */
 #include "report.h"
+#include "budget.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -175,21 +176,57 @@ static void memory_lines(const out *o, const kg_incident *inc)
 	kg_buf_free(&line);
 }
 
+/* "= differential: eval-blowup 14 (high) · capacity 3 · fragmentation
+ * ruled out", and, when undetermined, what would tell. */
+static void differential_line(const out *o, const kg_incident *inc)
+{
+	if (!inc->ndifferential)
+		return;
+	kg_buf b = {0};
+	for (size_t i = 0; i < inc->ndifferential; i++) {
+		const kg_hypothesis *h = &inc->differential[i];
+		kg_buf_printf(&b, "%s%s", i ? " · " : "", h->cause);
+		if (h->ruled_out)
+			kg_buf_puts(&b, " ruled out");
+		else if (h->confidence)
+			kg_buf_printf(&b, " %d (%s)", h->score, h->confidence);
+		else
+			kg_buf_printf(&b, " %d", h->score);
+	}
+	evidence(o, "differential: ", b.data);
+	kg_buf_reset(&b);
+	if (!inc->cause) {
+		const kg_hypothesis *h = &inc->differential[0];
+		if (!h->ruled_out && h->to_confirm) {
+			kg_buf_printf(&b, "%s would need %s", h->cause, h->to_confirm);
+			evidence(o, "to tell: ", b.data);
+		}
+	}
+	kg_buf_free(&b);
+}
+
 static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 {
 	enum kg_severity sev = kg_incident_severity(inc);
 	kg_buf head = {0};
 	what(inc, &head);
+	char verdict[96];
+	if (inc->cause)
+		snprintf(verdict, sizeof verdict, "%s, %s confidence", inc->cause,
+			 inc->confidence ? inc->confidence : "low");
+	else
+		snprintf(verdict, sizeof verdict, "cause undetermined");
 	fprintf(o->f, "%s%s:%ld:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
 		inc->line, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
-		col(o, C_BOLD), head.data, col(o, C_RESET),
-		inc->cause ? inc->cause : inc->family ? inc->family : "oom");
+		col(o, C_BOLD), head.data, col(o, C_RESET), verdict);
 	kg_buf_free(&head);
 	if (quiet)
 		return;
-	if (inc->cause)
-		evidence(o, "cause: ", inc->cause);
 	memory_lines(o, inc);
+	char bl[512];
+	if (kg_budget_line(&inc->budget, bl, sizeof bl))
+		evidence(o, "budget: ", bl);
+	differential_line(o, inc);
 	if (inc->nframes) {
 		/* the innermost frame of the user's code says where it happened */
 		const kg_frame *f = &inc->frames[inc->nframes - 1];

@@ -2,6 +2,7 @@
  * so every node keeps its start mark (line, column, byte index) for
  * FILE:LINE:COL errors. */
 #include "rules.h"
+#include "differential.h"
 #include "expr.h"
 #include "kg_build.h"
 
@@ -20,7 +21,7 @@
 
 /* DESIGN §2a, most specific cause first: this is the rule order. */
 static const char *const categories[] = {
-	"host-oom", "oversize", "eval-blowup", "checkpoint", "leak", "fragmentation",
+	"host-oom", "platform", "oversize", "eval-blowup", "checkpoint", "leak", "fragmentation",
 	"activation-peak", "parallelism", "capacity", "alloc-conf", "cascade", "none",
 };
 #define NCATEGORIES (sizeof categories / sizeof *categories)
@@ -64,6 +65,10 @@ typedef struct rule {
 	remedy *remedies;
 	size_t nremedies;
 	bool fallback;
+	const char *supports;    /* static cause word (differential.h), or NULL */
+	bool refutes;
+	bool refines;            /* `refines: capacity` */
+	enum kg_strength strength;
 	char *file;
 	long line;
 	size_t seq;              /* load order */
@@ -453,7 +458,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 		return -1;
 	}
 	int bad = 0;
-	yaml_node_t *when = NULL, *idn = NULL, *catn = NULL;
+	yaml_node_t *when = NULL, *idn = NULL, *catn = NULL, *hypn = NULL, *strn = NULL;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node(L, p->key), *v = node(L, p->value);
 		const char *key = scalar(k), *val = scalar(v);
@@ -480,7 +485,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 					r->cat_rank = (int)c;
 				}
 			if (!r->category) {
-				NODE_ERR(L, v, "unknown category '%s' (host-oom, oversize, eval-blowup, checkpoint, leak, fragmentation, activation-peak, parallelism, capacity, alloc-conf, cascade, none)",
+				NODE_ERR(L, v, "unknown category '%s' (host-oom, platform, oversize, eval-blowup, checkpoint, leak, fragmentation, activation-peak, parallelism, capacity, alloc-conf, cascade, none)",
 					 val ? val : "?");
 				bad = -1;
 			}
@@ -537,6 +542,36 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				if (parse_remedy(L, node(L, *it), rm) < 0)
 					bad = -1;
 			}
+		} else if (!strcmp(key, "supports") || !strcmp(key, "refutes")) {
+			const char *c = kg_cause_find(val);
+			bool nothing = val && !strcmp(key, "supports") && !strcmp(val, "none");
+			if (nothing && !hypn) {
+				hypn = v;  /* advice only: evidence about no hypothesis */
+			} else if (!c) {
+				NODE_ERR(L, v, "%s must name a cause (host-oom, platform, oversize, eval-blowup, checkpoint, leak, fragmentation, activation-peak, parallelism, capacity, alloc-conf, cascade; 'supports: none' for advice)", key);
+				bad = -1;
+			} else if (hypn) {
+				NODE_ERR(L, k, "a rule is evidence about one hypothesis: 'supports' or 'refutes', not both");
+				bad = -1;
+			} else {
+				hypn = v;
+				r->supports = c;
+				r->refutes = key[0] == 'r';
+			}
+		} else if (!strcmp(key, "refines")) {
+			if (!val || strcmp(val, "capacity")) {
+				NODE_ERR(L, v, "refines must be 'capacity' (this evidence says why this process filled the device)");
+				bad = -1;
+			} else {
+				r->refines = true;
+			}
+		} else if (!strcmp(key, "strength")) {
+			strn = v;
+			r->strength = kg_strength_find(val);
+			if (!r->strength) {
+				NODE_ERR(L, v, "strength must be decisive, strong or weak");
+				bad = -1;
+			}
 		} else if (!strcmp(key, "fallback")) {
 			if (!val || (strcmp(val, "true") && strcmp(val, "false"))) {
 				NODE_ERR(L, v, "fallback must be true or false");
@@ -545,7 +580,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				r->fallback = !strcmp(val, "true");
 			}
 		} else {
-			NODE_ERR(L, k, "unknown rule key '%s' (id, title, category, severity, when, message, evidence, remedies, fallback)", key);
+			NODE_ERR(L, k, "unknown rule key '%s' (id, title, category, severity, supports, refutes, strength, refines, when, message, evidence, remedies, fallback)", key);
 			bad = -1;
 		}
 	}
@@ -562,6 +597,16 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 	if (r->id && r->category && strcmp(r->category, "none") &&
 	    (strncmp(r->id, r->category, strlen(r->category)) || r->id[strlen(r->category)] != '.')) {
 		NODE_ERR(L, idn, "id '%s' must start with its category '%s.'", r->id, r->category);
+		bad = -1;
+	}
+	/* evidence: a rule of a cause category supports it unless it says
+	 * otherwise; without a strength it is weak (never a cause alone) */
+	if (!hypn && r->category && !bad)
+		r->supports = kg_cause_find(r->category);
+	if (r->supports && !r->strength)
+		r->strength = KG_STRENGTH_WEAK;
+	if (strn && !r->supports && !bad) {
+		NODE_ERR(L, strn, "strength needs a hypothesis: add 'supports' or 'refutes'");
 		bad = -1;
 	}
 	if (r->when && kg_expr_nfacts(r->when) == 0) {
@@ -799,6 +844,10 @@ static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 	out->rule = kg_strdup(r->id);
 	out->category = kg_strdup(r->category);
 	out->severity = r->severity;
+	out->supports = r->supports;
+	out->refutes = r->refutes;
+	out->refines = r->refines;
+	out->strength = r->strength;
 	out->title = title;
 	/* YAML folded text ends with a newline; findings are one paragraph */
 	size_t ml = strlen(msg);
@@ -844,6 +893,17 @@ static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 	return true;
 }
 
+/* Display order of findings: evidence for the incident's cause first,
+ * then by severity. */
+static bool finding_before(const kg_incident *inc, const kg_finding *a, const kg_finding *b)
+{
+	bool ca = inc->cause && a->supports == inc->cause && !a->refutes;
+	bool cb = inc->cause && b->supports == inc->cause && !b->refutes;
+	if (ca != cb)
+		return ca;
+	return a->severity > b->severity;
+}
+
 static void apply_one(const rule *r, kg_incident *inc, const kg_facts *f)
 {
 	if (kg_expr_truth(r->when, f) != 1)
@@ -862,41 +922,30 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 	free(inc->findings);
 	inc->findings = NULL;
 	inc->nfindings = 0;
+	kg_differential_free(inc);
 	inc->cause = NULL;
+	inc->confidence = NULL;
 	if (!rs)
 		return;
-	bool causal = false;
-	for (size_t i = 0; i < rs->n; i++) {
-		const rule *r = rs->rules[i];
-		if (r->fallback)
-			continue;
-		size_t before = inc->nfindings;
-		apply_one(r, inc, facts);
-		if (inc->nfindings > before && strcmp(r->category, "cascade"))
-			causal = true;
-	}
-	if (!causal)
+	for (size_t i = 0; i < rs->n; i++)
+		if (!rs->rules[i]->fallback)
+			apply_one(rs->rules[i], inc, facts);
+	kg_differential_build(inc);
+	/* fallback rules say what is missing when nothing named a cause */
+	if (!inc->cause)
 		for (size_t i = 0; i < rs->n; i++)
 			if (rs->rules[i]->fallback)
 				apply_one(rs->rules[i], inc, facts);
-	/* stable insertion sort: most severe first, ties keep rule order */
+	/* stable insertion sort: the cause's evidence first, then most severe
+	 * first, ties keep rule order */
 	for (size_t i = 1; i < inc->nfindings; i++) {
 		kg_finding x = inc->findings[i];
 		size_t j = i;
-		while (j > 0 && inc->findings[j - 1].severity < x.severity) {
+		while (j > 0 && finding_before(inc, &x, &inc->findings[j - 1])) {
 			inc->findings[j] = inc->findings[j - 1];
 			j--;
 		}
 		inc->findings[j] = x;
-	}
-	for (size_t i = 0; i < inc->nfindings; i++) {
-		const char *c = inc->findings[i].category;
-		if (strcmp(c, "cascade") && strcmp(c, "none")) {
-			for (size_t k = 0; k < NCATEGORIES; k++)
-				if (!strcmp(c, categories[k]))
-					inc->cause = categories[k];
-			break;
-		}
 	}
 }
 
