@@ -23,6 +23,7 @@
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,61 @@ static int set_args(const kg_options *opt, kg_facts *f, kg_error *err)
 	return 0;
 }
 
+/* An OOM recorded in an allocator snapshot's trace (action "oom": the
+ * failed request's size and the device's free bytes) is an incident of
+ * its own when no log gave one (with a log it is the log's OOM again).
+ * Sizes from the snapshot's device state at the dump. */
+static void snapshot_incidents(run *R)
+{
+	kg_report *rep = R->rep;
+	if (rep->nincidents)
+		return;
+
+	const cJSON *snap;
+	cJSON_ArrayForEach(snap, rep->snapshots) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(snap, "path");
+		const cJSON *devs = cJSON_GetObjectItemCaseSensitive(snap, "devices");
+		const cJSON *d;
+		cJSON_ArrayForEach(d, devs) {
+			const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d, "trace");
+			const cJSON *ooms = cJSON_GetObjectItemCaseSensitive(tr, "oom");
+			const cJSON *o;
+			cJSON_ArrayForEach(o, ooms) {
+				kg_incident inc;
+				kg_incident_init(&inc);
+				inc.family = "snapshot";
+				inc.framework = "pytorch";
+				inc.device_type = "cuda";
+				inc.path = kg_strdup(cJSON_IsString(path) ? path->valuestring : "<snapshot>");
+				const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "device");
+				if (cJSON_IsNumber(x))
+					inc.device_index = (int64_t)x->valuedouble;
+				static const struct { const char *key; size_t off; } sizes[] = {
+					{"size_bytes", offsetof(kg_memory, requested)},
+					{"device_free_bytes", offsetof(kg_memory, free)},
+				};
+				for (size_t k = 0; k < 2; k++) {
+					x = cJSON_GetObjectItemCaseSensitive(o, sizes[k].key);
+					if (cJSON_IsNumber(x))
+						*(kg_size *)((char *)&inc.mem + sizes[k].off) =
+							kg_size_exact((int64_t)x->valuedouble);
+				}
+				x = cJSON_GetObjectItemCaseSensitive(d, "allocated_bytes");
+				if (cJSON_IsNumber(x))
+					inc.mem.allocated = kg_size_exact((int64_t)x->valuedouble);
+				x = cJSON_GetObjectItemCaseSensitive(d, "reserved_bytes");
+				if (cJSON_IsNumber(x))
+					inc.mem.reserved = kg_size_exact((int64_t)x->valuedouble);
+				inc.message = kg_strdup("allocator snapshot trace: oom");
+				rep->incidents = kg_realloc(rep->incidents, (rep->nincidents + 1) * sizeof *rep->incidents);
+				inc.id = (int)rep->nincidents + 1;
+				rep->incidents[rep->nincidents++] = inc;
+			}
+		}
+	}
+	rep->incidents_cap = rep->nincidents;
+}
+
 static int apply_rules(run *R, kg_error *err, bool *usage)
 {
 	const kg_options *opt = R->opt;
@@ -229,31 +285,35 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 	if (!rs)
 		return -1;
 	int rc = 0;
-	for (size_t li = 0; li < R->nlogs && rc == 0; li++) {
-		for (size_t i = R->logs_first[li]; i < R->logs_first[li + 1] && rc == 0; i++) {
-			kg_incident *inc = &R->rep->incidents[i];
-			kg_facts f = {0};
-			kg_facts_from_incident(inc, inc->path, &f);
+	size_t li = 0;
+	for (size_t i = 0; i < R->rep->nincidents && rc == 0; i++) {
+		kg_incident *inc = &R->rep->incidents[i];
+		/* the log this incident came from, if any */
+		while (li < R->nlogs && i >= R->logs_first[li + 1])
+			li++;
+		bool from_log = li < R->nlogs && i >= R->logs_first[li] && i < R->logs_first[li + 1];
+		kg_facts f = {0};
+		kg_facts_from_incident(inc, inc->path, &f);
+		if (from_log)
 			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
-			for (size_t c = 0; c < R->nconfigs; c++)
-				kg_config_facts(R->configs[c], &f);
-			/* snapshots and memory_stats/summary tables of the same case */
-			const cJSON *snap;
-			cJSON_ArrayForEach(snap, R->rep->snapshots)
-				kg_snapshot_facts(snap, &f);
-			/* --set before the calculators (their inputs) and again
-			 * after them (it wins over calculated values too) */
-			if (set_args(opt, &f, err) < 0) {
-				*usage = true;
-				rc = -1;
-			} else {
-				calculators(&f);
-				set_args(opt, &f, err);
-				kg_budget_from_facts(&inc->budget, &f);
-				kg_rules_apply(rs, inc, &f);
-			}
-			kg_facts_free(&f);
+		for (size_t c = 0; c < R->nconfigs; c++)
+			kg_config_facts(R->configs[c], &f);
+		/* snapshots and memory_stats/summary tables of the same case */
+		const cJSON *snap;
+		cJSON_ArrayForEach(snap, R->rep->snapshots)
+			kg_snapshot_facts(snap, &f);
+		/* --set before the calculators (their inputs) and again after
+		 * them (it wins over calculated values too) */
+		if (set_args(opt, &f, err) < 0) {
+			*usage = true;
+			rc = -1;
+		} else {
+			calculators(&f);
+			set_args(opt, &f, err);
+			kg_budget_from_facts(&inc->budget, &f);
+			kg_rules_apply(rs, inc, &f);
 		}
+		kg_facts_free(&f);
 	}
 	kg_rules_free(rs);
 	return rc;
@@ -366,6 +426,7 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		if (one_input(&R, paths[i], &e) < 0)
 			FAIL(KG_STATUS_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
 	}
+	snapshot_incidents(&R);
 	first_failed_rank(rep);
 	/* no --config: a config the log names, if it is there (DESIGN §2) */
 	if (R.nconfigs == 0 && rep->echoed_config && rep->nincidents) {

@@ -216,8 +216,13 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 			 inc->confidence ? inc->confidence : "low");
 	else
 		snprintf(verdict, sizeof verdict, "cause undetermined");
-	fprintf(o->f, "%s%s:%ld:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
-		inc->line, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
+	/* FILE:LINE: for a log; FILE: for an incident without a line (an
+	 * allocator snapshot's trace) */
+	char where[32] = "";
+	if (inc->line > 0)
+		snprintf(where, sizeof where, ":%ld", inc->line);
+	fprintf(o->f, "%s%s%s:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
+		where, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
 		col(o, C_BOLD), head.data, col(o, C_RESET), verdict);
 	kg_buf_free(&head);
 	if (quiet)
