@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "units.h"
+#include "vocab.h"
 
 typedef struct kg_proc {
 	int64_t pid;       /* KG_NONE for "Process has X" without a pid */
@@ -55,9 +56,6 @@ typedef struct kg_followup {
 	char *text;       /* the line, noise-stripped, at most 300 bytes */
 } kg_followup;
 
-/* Severity of a finding (DESIGN §3), ordered. */
-enum kg_severity { KG_SEV_NONE = 0, KG_SEV_INFO = 1, KG_SEV_WARNING = 2, KG_SEV_ERROR = 3 };
-
 /* One remedy of a finding: environment settings, config roles to set (DESIGN
  * §2: roles, never raw paths), code changes in words, and a caveat. */
 typedef struct kg_remedy {
@@ -73,7 +71,7 @@ typedef struct kg_remedy {
 /* One fired rule. */
 typedef struct kg_finding {
 	char *rule;                /* rule id, e.g. "fragmentation.reserved-unallocated" */
-	char *category;            /* DESIGN §2a vocabulary */
+	char *category;            /* a word of kg_categories (vocab.h) */
 	enum kg_severity severity;
 	char *title;
 	char *message;             /* templated, facts formatted in their units */
@@ -88,20 +86,17 @@ typedef struct kg_incident {
 	const char *kind;         /* "oom", or "oom-warning" (a retried,
 	                             non-fatal allocator failure, e.g. TF BFC
 	                             "freed_by_count") */
-	const char *family;       /* layout: pytorch1, pytorch2, pytorch_cpu,
-	                             cuda_runtime, cublas, cudnn, nccl,
-	                             tensorflow, jax, mps, ggml, other */
-	const char *framework;    /* pytorch, tensorflow, jax, ggml, caffe,
-	                             torch7, or NULL */
+	const char *family;       /* message layout: a word of kg_families */
+	const char *framework;    /* a word of kg_frameworks, or NULL */
 	char *path;               /* input display name ("-" → "<stdin>") */
 	long line;                /* 1-based line of the message's first line */
-	const char *device_type;  /* cuda, hip, xpu, npu, mlu, musa, mps, cpu,
-	                             tpu, or NULL */
+	const char *device_type;  /* a word of kg_device_types, or NULL */
 	int64_t device_index;     /* KG_NONE when not stated */
 	int64_t rank, step, epoch;/* KG_NONE when not known */
-	const char *phase;        /* DESIGN §2a vocabulary or NULL */
+	const char *phase;        /* a word of kg_phases, or NULL */
 	const char *phase_source; /* "frames" or "log" or NULL */
-	const char *cause;        /* filled by the rules engine, or NULL */
+	const char *cause;        /* a word of kg_categories, filled by the
+	                             rules engine, or NULL */
 	kg_memory mem;
 	kg_tensor *tensor;        /* NULL unless the message gives a shape */
 	char *status;             /* CUBLAS_STATUS_ALLOC_FAILED, … or NULL */

@@ -40,9 +40,17 @@ void kg_report_init(kg_report *r);
 void kg_report_free(kg_report *r);
 void kg_report_note(kg_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* "error", "warning", "info" (or "none"): the words of JSON `severity`,
- * SARIF levels map from them. */
-const char *kg_severity_name(enum kg_severity s);
+/* The incident's headline, one line, no newline (malloc'd; free it):
+ *     CUDA out of memory (STATUS): tried to allocate 20.00 GiB on cuda:0
+ *         (rank 1, during eval, epoch 3, step 1200)
+ * — the family's words (include/vocab/family.def), the status word, the
+ * request, the device, then rank, phase, epoch and step, each only when
+ * known. With memory, the message's other sizes follow the device ("; 1.2
+ * GiB free of 79.1 GiB; … in use by this process; … allocated, … reserved
+ * but unallocated; N processes listed"), or, when it states no size, its
+ * text (at most 200 bytes). The text report's headline (memory false) and
+ * the CI formats' incident summary (memory true) are this line. */
+char *kg_incident_headline(const kg_incident *inc, bool memory);
 
 /* Most severe severity of an incident: its findings' maximum, or, before any
  * rule ran, error for kind "oom" and warning for "oom-warning". */

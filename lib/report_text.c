@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define C_RESET "\033[0m"
@@ -31,7 +32,7 @@ static const char *col(const out *o, const char *c)
 
 static const char *sev_word(enum kg_severity s)
 {
-	return s == KG_SEV_ERROR ? "error" : s == KG_SEV_WARNING ? "warning" : s == KG_SEV_INFO ? "info" : "note";
+	return s == KG_SEV_NONE ? "note" : kg_severity_name(s);
 }
 
 static const char *sev_color(enum kg_severity s)
@@ -42,67 +43,6 @@ static const char *sev_color(enum kg_severity s)
 static const char *sz(kg_size s, char *buf, size_t n)
 {
 	return kg_size_format(s.bytes, buf, n);
-}
-
-/* "CUDA out of memory", "HIP out of memory", "cuBLAS allocation failure", … */
-static void what(const kg_incident *inc, kg_buf *b)
-{
-	const char *fam = inc->family ? inc->family : "other";
-	char dev[16] = "";
-	if (inc->device_type) {
-		size_t i = 0;
-		for (; inc->device_type[i] && i + 1 < sizeof dev; i++)
-			dev[i] = (char)toupper((unsigned char)inc->device_type[i]);
-		dev[i] = '\0';
-	}
-	if (!strcmp(fam, "pytorch1") || !strcmp(fam, "pytorch2") || !strcmp(fam, "cuda_runtime"))
-		kg_buf_printf(b, "%s out of memory", dev[0] ? dev : "CUDA");
-	else if (!strcmp(fam, "pytorch_cpu"))
-		kg_buf_puts(b, "host (CPU) out of memory");
-	else if (!strcmp(fam, "mps"))
-		kg_buf_puts(b, "MPS backend out of memory");
-	else if (!strcmp(fam, "cublas"))
-		kg_buf_puts(b, "cuBLAS failure");
-	else if (!strcmp(fam, "cudnn"))
-		kg_buf_puts(b, "cuDNN failure");
-	else if (!strcmp(fam, "nccl"))
-		kg_buf_puts(b, "NCCL out of memory");
-	else if (!strcmp(fam, "tensorflow"))
-		kg_buf_puts(b, strcmp(inc->kind, "oom-warning") ? "TensorFlow out of memory"
-							   : "TensorFlow allocator ran out of memory (retried, not fatal)");
-	else if (!strcmp(fam, "jax"))
-		kg_buf_puts(b, "XLA out of memory");
-	else if (!strcmp(fam, "ggml"))
-		kg_buf_puts(b, "ggml cudaMalloc failed");
-	else
-		kg_buf_puts(b, "out of memory");
-	if (inc->status)
-		kg_buf_printf(b, " (%s)", inc->status);
-	char s[64];
-	if (kg_size_known(inc->mem.requested))
-		kg_buf_printf(b, ": tried to allocate %s", sz(inc->mem.requested, s, sizeof s));
-	if (inc->device_index != KG_NONE)
-		kg_buf_printf(b, " on %s:%lld", inc->device_type ? inc->device_type : "device",
-			      (long long)inc->device_index);
-	bool ctx = false;
-	if (inc->rank != KG_NONE) {
-		kg_buf_printf(b, "%srank %lld", ctx ? ", " : " (", (long long)inc->rank);
-		ctx = true;
-	}
-	if (inc->phase) {
-		kg_buf_printf(b, "%sduring %s", ctx ? ", " : " (", inc->phase);
-		ctx = true;
-	}
-	if (inc->epoch != KG_NONE) {
-		kg_buf_printf(b, "%sepoch %lld", ctx ? ", " : " (", (long long)inc->epoch);
-		ctx = true;
-	}
-	if (inc->step != KG_NONE) {
-		kg_buf_printf(b, "%sstep %lld", ctx ? ", " : " (", (long long)inc->step);
-		ctx = true;
-	}
-	if (ctx)
-		kg_buf_putc(b, ')');
 }
 
 static void evidence(const out *o, const char *fmt_prefix, const char *text)
@@ -178,13 +118,12 @@ static void memory_lines(const out *o, const kg_incident *inc)
 static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 {
 	enum kg_severity sev = kg_incident_severity(inc);
-	kg_buf head = {0};
-	what(inc, &head);
+	char *head = kg_incident_headline(inc, false);
 	fprintf(o->f, "%s%s:%ld:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
 		inc->line, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
-		col(o, C_BOLD), head.data, col(o, C_RESET),
+		col(o, C_BOLD), head, col(o, C_RESET),
 		inc->cause ? inc->cause : inc->family ? inc->family : "oom");
-	kg_buf_free(&head);
+	free(head);
 	if (quiet)
 		return;
 	if (inc->cause)

@@ -18,14 +18,6 @@
 
 #define MAX_RULE_FILE (4 * 1024 * 1024)
 
-/* DESIGN §2a, most specific cause first: this is the rule order. */
-static const char *const categories[] = {
-	"host-oom", "oversize", "eval-blowup", "checkpoint", "leak", "fragmentation",
-	"activation-peak", "parallelism", "capacity", "alloc-conf", "cascade", "none",
-};
-#define NCATEGORIES (sizeof categories / sizeof *categories)
-
-static const char *const severities[] = {"", "info", "warning", "error"};
 
 /* ---- templates --------------------------------------------------------- */
 
@@ -53,7 +45,7 @@ typedef struct remedy {
 typedef struct rule {
 	char *id;
 	tpl title;
-	const char *category;    /* static, from categories[] */
+	const char *category;    /* static, a word of kg_categories */
 	int cat_rank;
 	enum kg_severity severity;
 	char *when_src;
@@ -474,22 +466,26 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			bad |= tpl_compile(L, v, "title", &r->title);
 		} else if (!strcmp(key, "category")) {
 			catn = v;
-			for (size_t c = 0; val && c < NCATEGORIES; c++)
-				if (!strcmp(val, categories[c])) {
-					r->category = categories[c];
-					r->cat_rank = (int)c;
-				}
+			/* the category order (vocab/category.def) is the rule order */
+			int c = kg_vocab_index(&kg_categories, val);
+			if (c >= 0) {
+				r->category = kg_categories.words[c];
+				r->cat_rank = c;
+			}
 			if (!r->category) {
-				NODE_ERR(L, v, "unknown category '%s' (host-oom, oversize, eval-blowup, checkpoint, leak, fragmentation, activation-peak, parallelism, capacity, alloc-conf, cascade, none)",
-					 val ? val : "?");
+				char *all = kg_vocab_join(&kg_categories, 0, ", ");
+				NODE_ERR(L, v, "unknown category '%s' (%s)", val ? val : "?", all);
+				free(all);
 				bad = -1;
 			}
 		} else if (!strcmp(key, "severity")) {
-			for (int s = 1; val && s <= 3; s++)
-				if (!strcmp(val, severities[s]))
-					r->severity = (enum kg_severity)s;
+			int s = kg_vocab_index(&kg_severities, val);
+			if (s > KG_SEV_NONE)
+				r->severity = (enum kg_severity)s;
 			if (!r->severity) {
-				NODE_ERR(L, v, "severity must be info, warning or error");
+				char *all = kg_vocab_join(&kg_severities, KG_SEV_NONE + 1, ", ");
+				NODE_ERR(L, v, "severity must be one of %s", all);
+				free(all);
 				bad = -1;
 			}
 		} else if (!strcmp(key, "when")) {
@@ -559,7 +555,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			bad = -1;
 		}
 	}
-	if (r->id && r->category && strcmp(r->category, "none") &&
+	if (r->id && r->category && r->category != KG_CATEGORY_WORD(NONE) &&
 	    (strncmp(r->id, r->category, strlen(r->category)) || r->id[strlen(r->category)] != '.')) {
 		NODE_ERR(L, idn, "id '%s' must start with its category '%s.'", r->id, r->category);
 		bad = -1;
@@ -626,7 +622,7 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
 	L->rawlen = len;
 	if (!yaml_parser_load(&parser, &doc)) {
 		lerr(L, path, (long)parser.problem_mark.line + 1, (long)parser.problem_mark.column + 1,
-		     "YAML syntax: %s%s%s", parser.problem ? parser.problem : "error",
+		     "YAML syntax: %s%s%s", parser.problem ? parser.problem : "error", /* not vocabulary */
 		     parser.context ? " " : "", parser.context ? parser.context : "");
 		yaml_parser_delete(&parser);
 		free(raw);
@@ -872,7 +868,7 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 			continue;
 		size_t before = inc->nfindings;
 		apply_one(r, inc, facts);
-		if (inc->nfindings > before && strcmp(r->category, "cascade"))
+		if (inc->nfindings > before && r->category != KG_CATEGORY_WORD(CASCADE))
 			causal = true;
 	}
 	if (!causal)
@@ -891,10 +887,8 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 	}
 	for (size_t i = 0; i < inc->nfindings; i++) {
 		const char *c = inc->findings[i].category;
-		if (strcmp(c, "cascade") && strcmp(c, "none")) {
-			for (size_t k = 0; k < NCATEGORIES; k++)
-				if (!strcmp(c, categories[k]))
-					inc->cause = categories[k];
+		if (strcmp(c, KG_CATEGORY_WORD(CASCADE)) && strcmp(c, KG_CATEGORY_WORD(NONE))) {
+			inc->cause = kg_vocab_word(&kg_categories, kg_vocab_index(&kg_categories, c));
 			break;
 		}
 	}
@@ -906,7 +900,7 @@ void kg_rules_list(const kg_ruleset *rs, FILE *out)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		const rule *r = rs->rules[i];
-		fprintf(out, "%-44s %-8s %-16s %s\n", r->id, severities[r->severity], r->category,
+		fprintf(out, "%-44s %-8s %-16s %s\n", r->id, kg_severity_name(r->severity), r->category,
 			r->title.src);
 	}
 }
@@ -929,7 +923,7 @@ int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 			continue;
 		fprintf(out, "%s  (%s:%ld)\n", r->id, r->file, r->line);
 		show_text(out, "  title:    ", r->title.src);
-		fprintf(out, "  category: %s\n  severity: %s\n", r->category, severities[r->severity]);
+		fprintf(out, "  category: %s\n  severity: %s\n", r->category, kg_severity_name(r->severity));
 		if (r->fallback)
 			fprintf(out, "  fallback: true (fires only when no other rule does)\n");
 		show_text(out, "  when:     ", r->when_src);

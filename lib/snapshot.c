@@ -802,7 +802,7 @@ void kg_snapshot_facts(const cJSON *snap, kg_facts *f)
 			};
 			for (size_t i = 0; i < sizeof dev_facts / sizeof dev_facts[0]; i++)
 				fact_bytes(f, dev_facts[i][0], best, dev_facts[i][1], prov);
-			fact_num(f, "snapshot.fragmentation", KG_FACT_RATIO, best, "fragmentation", prov);
+			fact_num(f, "snapshot.fragmentation", KG_FACT_RATIO, best, "fragmentation", prov); /* JSON key, not vocabulary */
 			fact_num(f, "snapshot.segments", KG_FACT_COUNT, best, "segments", prov);
 			const cJSON *tr = cJSON_GetObjectItemCaseSensitive(best, "trace");
 			fact_bytes(f, "snapshot.peak_requested", tr, "peak_requested_bytes", prov);
