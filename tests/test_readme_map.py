@@ -8,19 +8,9 @@ import os
 import re
 import sys
 
+from tap import check, done
+
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-n = 0
-fail = False
-
-
-def check(ok, what, diag=""):
-    global n, fail
-    n += 1
-    print(("ok %d - %s" if ok else "not ok %d - %s") % (n, what))
-    if not ok:
-        fail = True
-        if diag:
-            print("#   " + diag)
 
 
 readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
@@ -66,5 +56,4 @@ order = [r for r in ("lib/diagnose.c", "lib/source.c", "lib/logscan.c", "lib/oom
 pos = [next(i for i, row in enumerate(rows) if "`%s`" % r in row) for r in order]
 check(pos == sorted(pos), "modules in data-flow order: " + " → ".join(order))
 
-print("1..%d" % n)
-sys.exit(1 if fail else 0)
+done()

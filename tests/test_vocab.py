@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from tap import check, done
+
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 
 # calls whose literal argument is text searched for, not a vocabulary value
@@ -23,19 +25,6 @@ TEXT_CALLS = re.compile(
     r"(window_has\(c, |framework_cue\(c, |cap_is\([^()]*, |memmem\([^()]*, |"
     r"kg_memcasemem\([^()]*, |strcmp\(fn, |contains\([a-z]+, |"
     r"cJSON_[A-Za-z]+\([^()]*, )$")  # the last: a JSON object key
-
-n = 0
-fail = False
-
-
-def check(ok, what, diag=""):
-    global n, fail
-    n += 1
-    print(("ok %d - %s" if ok else "not ok %d - %s") % (n, what))
-    if not ok:
-        fail = True
-        for line in diag.splitlines():
-            print("#   " + line)
 
 
 def strip_comments(text):
@@ -107,5 +96,4 @@ for path in sources:
     found = strays(open(path, encoding="utf-8").read(), rel)
     check(not found, "%s: no stray vocabulary word" % rel, "\n".join(found))
 
-print("1..%d" % n)
-sys.exit(1 if fail else 0)
+done()
