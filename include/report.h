@@ -18,13 +18,23 @@ typedef struct kg_input {
 	bool gzip;
 } kg_input;
 
+/* One config patch planned from the remedies (lib/diagnose.c): JSON
+ * `patches[]`. */
+typedef struct kg_patch_result {
+	char *path;        /* the config file, as named on the command line */
+	char *diff;        /* unified diff (patch.h kg_patch_diff), never empty */
+	bool applied;      /* written in place by --apply (the old text kept
+	                      in PATH.orig) */
+} kg_patch_result;
+
 typedef struct kg_report {
 	kg_input *inputs;
 	size_t ninputs;
 	kg_incident *incidents;
 	size_t nincidents, incidents_cap;
 	struct cJSON *snapshots;     /* array, DESIGN §5 objects; owned */
-	struct cJSON *patches;       /* array of {path, diff}; owned */
+	kg_patch_result *patches;    /* in config order; owned */
+	size_t npatches;
 	int64_t first_failed_rank;   /* rank of the earliest incident with a
 	                                rank, KG_NONE when no rank is known */
 	int64_t root_cause_rank;     /* torchelastic "Root Cause (first observed
@@ -39,6 +49,9 @@ typedef struct kg_report {
 void kg_report_init(kg_report *r);
 void kg_report_free(kg_report *r);
 void kg_report_note(kg_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a patch result (path and diff copied, applied false) and returns
+ * it; the pointer is valid until the next kg_report_add_patch. */
+kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff);
 
 /* The incident's headline, one line, no newline (malloc'd; free it):
  *     CUDA out of memory (STATUS): tried to allocate 20.00 GiB on cuda:0

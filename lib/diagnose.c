@@ -312,16 +312,12 @@ static int plan_patches(run *R, kg_error *err)
 			} else {
 				char *diff = kg_patch_diff(p);
 				if (diff && *diff) {
-					cJSON *o = cJSON_CreateObject();
-					cJSON_AddStringToObject(o, "path", cfg->path);
-					cJSON_AddStringToObject(o, "diff", diff);
-					cJSON_AddBoolToObject(o, "applied", false);
-					cJSON_AddItemToArray(R->rep->patches, o);
+					kg_patch_result *pr = kg_report_add_patch(R->rep, cfg->path, diff);
 					if (R->opt->apply) {
 						if (kg_patch_apply(p, err) < 0) {
 							rc = -1;
 						} else {
-							cJSON_ReplaceItemInObject(o, "applied", cJSON_CreateTrue());
+							pr->applied = true;
 							kg_report_note(R->rep, "%s: written; the old text is in %s.orig",
 								       cfg->path, cfg->path);
 						}

@@ -15,7 +15,6 @@ void kg_report_init(kg_report *r)
 	r->first_failed_rank = KG_NONE;
 	r->root_cause_rank = KG_NONE;
 	r->snapshots = cJSON_CreateArray();
-	r->patches = cJSON_CreateArray();
 }
 
 void kg_report_free(kg_report *r)
@@ -31,7 +30,11 @@ void kg_report_free(kg_report *r)
 	free(r->echoed_config);
 	free(r->echoed_config_where);
 	cJSON_Delete(r->snapshots);
-	cJSON_Delete(r->patches);
+	for (size_t i = 0; i < r->npatches; i++) {
+		free(r->patches[i].path);
+		free(r->patches[i].diff);
+	}
+	free(r->patches);
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->notes);
@@ -46,6 +49,14 @@ void kg_report_note(kg_report *r, const char *fmt, ...)
 	va_end(ap);
 	r->notes = kg_realloc(r->notes, (r->nnotes + 1) * sizeof *r->notes);
 	r->notes[r->nnotes++] = s;
+}
+
+kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff)
+{
+	r->patches = kg_realloc(r->patches, (r->npatches + 1) * sizeof *r->patches);
+	kg_patch_result *p = &r->patches[r->npatches++];
+	*p = (kg_patch_result){kg_strdup(path), kg_strdup(diff), false};
+	return p;
 }
 
 enum kg_severity kg_incident_severity(const kg_incident *inc)

@@ -179,8 +179,14 @@ static cJSON *report_tree(const kg_report *r, bool with_incidents)
 		cJSON_AddItemToArray(incs, incident_json(&r->incidents[i]));
 	cJSON_AddItemToObject(root, "snapshots",
 			      r->snapshots ? cJSON_Duplicate(r->snapshots, 1) : cJSON_CreateArray());
-	cJSON_AddItemToObject(root, "patches",
-			      r->patches ? cJSON_Duplicate(r->patches, 1) : cJSON_CreateArray());
+	cJSON *patches = cJSON_AddArrayToObject(root, "patches");
+	for (size_t i = 0; i < r->npatches; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "path", r->patches[i].path);
+		cJSON_AddStringToObject(p, "diff", r->patches[i].diff);
+		cJSON_AddBoolToObject(p, "applied", r->patches[i].applied);
+		cJSON_AddItemToArray(patches, p);
+	}
 	int e, w, inf;
 	kg_report_counts(r, &e, &w, &inf);
 	cJSON *sum = cJSON_AddObjectToObject(root, "summary");

@@ -248,14 +248,9 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	cJSON_ArrayForEach(snap, r->snapshots)
 		snapshot_line(&o, snap);
 	if (style && style->diff) {
-		int np = cJSON_GetArraySize(r->patches);
-		for (int i = 0; i < np; i++) {
-			const cJSON *p = cJSON_GetArrayItem(r->patches, i);
-			const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "diff");
-			if (cJSON_IsString(d))
-				fputs(d->valuestring, f);
-		}
-		if (np == 0)
+		for (size_t i = 0; i < r->npatches; i++)
+			fputs(r->patches[i].diff, f);
+		if (r->npatches == 0)
 			fprintf(f, "%sno config change to suggest%s\n", col(&o, C_DIM), col(&o, C_RESET));
 	}
 	if (quiet)
