@@ -9,6 +9,7 @@
 #include "incident.h"
 
 struct cJSON;
+struct kg_snapshot;
 
 typedef struct kg_input {
 	char *path;        /* as given on the command line; "-" for stdin */
@@ -32,7 +33,10 @@ typedef struct kg_report {
 	size_t ninputs;
 	kg_incident *incidents;
 	size_t nincidents, incidents_cap;
-	struct cJSON *snapshots;     /* array, DESIGN §5 objects; owned */
+	struct kg_snapshot **snapshots; /* snapshots, memory_stats and
+	                                memory_summary inputs (snapshot.h), in
+	                                input order; owned */
+	size_t nsnapshots;
 	kg_patch_result *patches;    /* in config order; owned */
 	size_t npatches;
 	int64_t first_failed_rank;   /* rank of the earliest incident with a
@@ -49,6 +53,8 @@ typedef struct kg_report {
 void kg_report_init(kg_report *r);
 void kg_report_free(kg_report *r);
 void kg_report_note(kg_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a snapshot (taking ownership). */
+void kg_report_add_snapshot(kg_report *r, struct kg_snapshot *s);
 /* Appends a patch result (path and diff copied, applied false) and returns
  * it; the pointer is valid until the next kg_report_add_patch. */
 kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff);
@@ -87,5 +93,11 @@ void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
 void kg_report_json(const kg_report *r, FILE *out);
 /* The same document as a cJSON tree (caller frees with cJSON_Delete). */
 struct cJSON *kg_report_to_json(const kg_report *r);
+/* One snapshots[] object of that document (DESIGN §4–§5; the shapes are
+ * the kg_snapshot fields, snapshot.h), as a cJSON tree. */
+struct cJSON *kg_snapshot_to_json(const struct kg_snapshot *s);
+/* The `snapshot --format json` document {schema, version, snapshots[]},
+ * pretty-printed, newline-terminated. */
+void kg_snapshots_json(struct kg_snapshot *const *v, size_t n, FILE *out);
 
 #endif

@@ -21,7 +21,6 @@
 #include "svg.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,18 +106,14 @@ static int one_input(run *R, const char *path, kg_error *err)
 	case KG_KIND_PICKLE:
 	case KG_KIND_JSON:
 	case KG_KIND_SUMMARY: {
-		struct cJSON *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
+		kg_snapshot *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
 		if (!snap) {
 			rc = -1;
 			break;
 		}
 		kg_input *in = add_input(rep, &src, kind);
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-		if (cJSON_IsString(k))
-			in->kind = !strcmp(k->valuestring, "snapshot") ? "snapshot"
-				 : !strcmp(k->valuestring, "memory_stats") ? "memory_stats"
-				 : "memory_summary";
-		cJSON_AddItemToArray(rep->snapshots, snap);
+		in->kind = kg_snapshot_kind_name(snap->kind);
+		kg_report_add_snapshot(rep, snap);
 		break;
 	}
 	}
@@ -237,9 +232,8 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 			for (size_t c = 0; c < R->nconfigs; c++)
 				kg_config_facts(R->configs[c], &f);
 			/* snapshots and memory_stats/summary tables of the same case */
-			const cJSON *snap;
-			cJSON_ArrayForEach(snap, R->rep->snapshots)
-				kg_snapshot_facts(snap, &f);
+			for (size_t s = 0; s < R->rep->nsnapshots; s++)
+				kg_snapshot_facts(R->rep->snapshots[s], &f);
 			/* --set before the calculators (their inputs) and again
 			 * after them (it wins over calculated values too) */
 			if (set_args(opt, &f, err) < 0) {
@@ -392,9 +386,8 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		kg_error e = {0};
 		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
 			FAIL(KG_STATUS_INPUT, opt->svg);
-		struct cJSON *snap;
-		cJSON_ArrayForEach(snap, rep->snapshots)
-			kg_snapshot_strip_detail(snap);
+		for (size_t s = 0; s < rep->nsnapshots; s++)
+			kg_snapshot_strip_detail(rep->snapshots[s]);
 	}
 #undef FAIL
 	for (size_t i = 0; i < R.nconfigs; i++)

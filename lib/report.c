@@ -1,8 +1,8 @@
 /* report.c — the report container (see include/report.h). */
 #include "report.h"
+#include "snapshot.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,7 +14,6 @@ void kg_report_init(kg_report *r)
 	*r = (kg_report){0};
 	r->first_failed_rank = KG_NONE;
 	r->root_cause_rank = KG_NONE;
-	r->snapshots = cJSON_CreateArray();
 }
 
 void kg_report_free(kg_report *r)
@@ -29,7 +28,9 @@ void kg_report_free(kg_report *r)
 	free(r->incidents);
 	free(r->echoed_config);
 	free(r->echoed_config_where);
-	cJSON_Delete(r->snapshots);
+	for (size_t i = 0; i < r->nsnapshots; i++)
+		kg_snapshot_free(r->snapshots[i]);
+	free(r->snapshots);
 	for (size_t i = 0; i < r->npatches; i++) {
 		free(r->patches[i].path);
 		free(r->patches[i].diff);
@@ -49,6 +50,12 @@ void kg_report_note(kg_report *r, const char *fmt, ...)
 	va_end(ap);
 	r->notes = kg_realloc(r->notes, (r->nnotes + 1) * sizeof *r->notes);
 	r->notes[r->nnotes++] = s;
+}
+
+void kg_report_add_snapshot(kg_report *r, kg_snapshot *s)
+{
+	r->snapshots = kg_realloc(r->snapshots, (r->nsnapshots + 1) * sizeof *r->snapshots);
+	r->snapshots[r->nsnapshots++] = s;
 }
 
 kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff)

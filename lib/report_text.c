@@ -3,9 +3,9 @@
  *     FILE:LINE: SEVERITY: message [rule-or-cause]
  * then indented evidence (`= …`) and remedies (`help: …`). */
 #include "report.h"
+#include "snapshot.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 
 #include <ctype.h>
 #include <stdio.h>
@@ -197,40 +197,30 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 	}
 }
 
-/* The size under key in obj, formatted like c10 format_size, or "?". */
-static const char *json_size(const cJSON *obj, const char *key, char *buf, size_t n)
+/* The stat called key, formatted like c10 format_size, or "?". */
+static const char *stat_size(const kg_snapshot *s, const char *key, char *buf, size_t n)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	if (!cJSON_IsNumber(v))
-		return "?";
-	return kg_size_format((int64_t)v->valuedouble, buf, n);
+	const kg_stat *v = kg_snapshot_stat(s, key);
+	return v ? kg_size_format((int64_t)v->value, buf, n) : "?";
 }
 
-static void snapshot_line(const out *o, const cJSON *snap)
+static void snapshot_line(const out *o, const kg_snapshot *snap)
 {
-	const cJSON *path = cJSON_GetObjectItemCaseSensitive(snap, "path");
-	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(snap, "devices");
-	const char *ps = cJSON_IsString(path) ? path->valuestring : "?";
-	const char *ks = cJSON_IsString(kind) ? kind->valuestring : "snapshot";
+	const char *ps = snap->path, *ks = kg_snapshot_kind_name(snap->kind);
 	char a[32], b[32], c[32];
-	if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) == 0) {
-		const cJSON *stats = cJSON_GetObjectItemCaseSensitive(snap, "stats");
+	if (snap->ndevices == 0) {
 		fprintf(o->f, "%s%s:%s %s: %s allocated (peak %s), %s reserved\n", col(o, C_BOLD), ps,
-			col(o, C_RESET), ks, json_size(stats, "allocated_bytes.all.current", a, sizeof a),
-			json_size(stats, "allocated_bytes.all.peak", c, sizeof c),
-			json_size(stats, "reserved_bytes.all.current", b, sizeof b));
+			col(o, C_RESET), ks, stat_size(snap, "allocated_bytes.all.current", a, sizeof a),
+			stat_size(snap, "allocated_bytes.all.peak", c, sizeof c),
+			stat_size(snap, "reserved_bytes.all.current", b, sizeof b));
 		return;
 	}
-	const cJSON *d;
-	cJSON_ArrayForEach(d, devs) {
-		const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
-		const cJSON *fr = cJSON_GetObjectItemCaseSensitive(d, "fragmentation");
+	for (size_t i = 0; i < snap->ndevices; i++) {
+		const kg_snapshot_device *d = &snap->devices[i];
 		fprintf(o->f, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f\n",
-			col(o, C_BOLD), ps, col(o, C_RESET), cJSON_IsNumber(dev) ? dev->valueint : 0,
-			json_size(d, "reserved_bytes", a, sizeof a), json_size(d, "allocated_bytes", b, sizeof b),
-			json_size(d, "largest_free_block_bytes", c, sizeof c),
-			cJSON_IsNumber(fr) ? fr->valuedouble : 0.0);
+			col(o, C_BOLD), ps, col(o, C_RESET), (int)d->device,
+			kg_size_format(d->reserved_bytes, a, sizeof a), kg_size_format(d->allocated_bytes, b, sizeof b),
+			kg_size_format(d->largest_free_block_bytes, c, sizeof c), d->fragmentation);
 	}
 }
 
@@ -244,9 +234,8 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 		incident_text(&o, &r->incidents[i], quiet);
 	/* snapshots, memory_stats and memory_summary tables: one line each
 	 * (the full view is `kgmem-diagnose snapshot`) */
-	const cJSON *snap;
-	cJSON_ArrayForEach(snap, r->snapshots)
-		snapshot_line(&o, snap);
+	for (size_t i = 0; i < r->nsnapshots; i++)
+		snapshot_line(&o, r->snapshots[i]);
 	if (style && style->diff) {
 		for (size_t i = 0; i < r->npatches; i++)
 			fputs(r->patches[i].diff, f);
@@ -255,9 +244,9 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	}
 	if (quiet)
 		return;
-	if (r->nincidents == 0 && cJSON_GetArraySize(r->snapshots) > 0)
+	if (r->nincidents == 0 && r->nsnapshots > 0)
 		return;
-	if (r->nincidents == 0 && cJSON_GetArraySize(r->snapshots) == 0) {
+	if (r->nincidents == 0 && r->nsnapshots == 0) {
 		fprintf(f, "no out-of-memory incident found");
 		for (size_t i = 0; i < r->ninputs; i++)
 			fprintf(f, "%s%s", i ? ", " : " in ", r->inputs[i].name);
