@@ -9,8 +9,8 @@
  * say *why* this process filled the device, so when one of them has at
  * least strong support of its own it also takes the evidence for
  * capacity (the generic "this process's own memory filled the device").
- * Order: score, then the cause order of kg_cause_names() (most specific
- * first). Cause: the first hypothesis when its score is at least strong;
+ * Order: score, then the category order of vocab/category.def (most
+ * specific first). Cause: the first hypothesis when its score is at least strong;
  * else NULL (undetermined). Confidence: high with decisive evidence, none
  * against and no rival of strong support; medium when at least 2 points
  * ahead of the next; low otherwise. */
@@ -20,17 +20,19 @@
 #include <stddef.h>
 #include "incident.h"
 
-/* The cause words (DESIGN §2a with `platform`, DIAGNOSIS §3), most
- * specific first; *n receives the count. */
-const char *const *kg_cause_names(size_t *n);
-/* The static cause word equal to name, or NULL for an unknown cause. */
+/* The causes are the categories of include/vocab/category.def except
+ * `none`, most specific first (the tie order). */
+
+/* The static cause word equal to name, or NULL for `none` or an unknown
+ * word. */
 const char *kg_cause_find(const char *name);
 /* What would confirm or refute the cause (static text), or NULL. */
 const char *kg_cause_to_confirm(const char *cause);
 
-/* "decisive", "strong", "weak" ("" for none). */
+/* The word of a strength (vocab/strength.def); "" for none. */
 const char *kg_strength_name(enum kg_strength s);
-/* The strength named s, or KG_STRENGTH_NONE for an unknown word. */
+/* The strength named s, or KG_STRENGTH_NONE for "none" or an unknown
+ * word. */
 enum kg_strength kg_strength_find(const char *s);
 
 /* Rebuilds inc->differential, inc->cause and inc->confidence from

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "units.h"
+#include "vocab.h"
 
 typedef struct kg_proc {
 	int64_t pid;       /* KG_NONE for "Process has X" without a pid */
@@ -56,18 +57,6 @@ typedef struct kg_followup {
 	char *text;       /* the line, noise-stripped, at most 300 bytes */
 } kg_followup;
 
-/* Severity of a finding (DESIGN §3) or of an incident (DIAGNOSIS §5: an
- * OOM that ended the run is an error, a retried one a warning), ordered. */
-enum kg_severity { KG_SEV_NONE = 0, KG_SEV_INFO = 1, KG_SEV_WARNING = 2, KG_SEV_ERROR = 3 };
-
-/* How much a piece of evidence weighs for or against a hypothesis
- * (DIAGNOSIS §3), ordered: decisive is an arithmetic identity or an
- * unambiguous statement, strong places the cause (frames, the log's own
- * words, a counterfactual that frees most of the device), weak is
- * consistent but not specific. */
-enum kg_strength { KG_STRENGTH_NONE = 0, KG_STRENGTH_WEAK = 1, KG_STRENGTH_STRONG = 2,
-		   KG_STRENGTH_DECISIVE = 3 };
-
 /* The memory budget of one incident at the moment of the failure
  * (DIAGNOSIS §1), bytes, each KG_NONE when the inputs do not give it:
  *   capacity = free + allocated + cached_unused   (this process's PyTorch
@@ -101,8 +90,8 @@ typedef struct kg_evidence {
  * when only weak evidence supports it) and what would confirm or refute
  * it. */
 typedef struct kg_hypothesis {
-	const char *cause;        /* static, a cause word (DESIGN §2a) */
-	const char *confidence;   /* "high", "medium", "low" or NULL */
+	const char *cause;        /* a word of kg_categories (static) */
+	const char *confidence;   /* a word of kg_confidences, or NULL */
 	int score;
 	bool ruled_out;           /* decisive evidence against it */
 	kg_evidence *evidence;
@@ -125,7 +114,7 @@ typedef struct kg_remedy {
 /* One fired rule. */
 typedef struct kg_finding {
 	char *rule;                /* rule id, e.g. "fragmentation.reserved-unallocated" */
-	char *category;            /* DESIGN §2a vocabulary */
+	char *category;            /* a word of kg_categories (vocab.h) */
 	enum kg_severity severity;
 	const char *supports;      /* the hypothesis it is evidence about (a
 	                              cause word), or NULL (cascade, none) */
@@ -146,22 +135,18 @@ typedef struct kg_incident {
 	const char *kind;         /* "oom", or "oom-warning" (a retried,
 	                             non-fatal allocator failure, e.g. TF BFC
 	                             "freed_by_count") */
-	const char *family;       /* layout: pytorch1, pytorch2, pytorch_cpu,
-	                             cuda_runtime, cublas, cudnn, nccl,
-	                             tensorflow, jax, mps, ggml, other */
-	const char *framework;    /* pytorch, tensorflow, jax, ggml, caffe,
-	                             torch7, or NULL */
+	const char *family;       /* message layout: a word of kg_families */
+	const char *framework;    /* a word of kg_frameworks, or NULL */
 	char *path;               /* input display name ("-" → "<stdin>") */
 	long line;                /* 1-based line of the message's first line */
-	const char *device_type;  /* cuda, hip, xpu, npu, mlu, musa, mps, cpu,
-	                             tpu, or NULL */
+	const char *device_type;  /* a word of kg_device_types, or NULL */
 	int64_t device_index;     /* KG_NONE when not stated */
 	int64_t rank, step, epoch;/* KG_NONE when not known */
-	const char *phase;        /* DESIGN §2a vocabulary or NULL */
+	const char *phase;        /* a word of kg_phases, or NULL */
 	const char *phase_source; /* "frames" or "log" or NULL */
-	const char *cause;        /* filled by the differential, or NULL when
-	                             undetermined */
-	const char *confidence;   /* "high", "medium", "low", or NULL */
+	const char *cause;        /* a word of kg_categories, filled by the
+	                             differential, or NULL when undetermined */
+	const char *confidence;   /* a word of kg_confidences, or NULL */
 	kg_budget budget;         /* filled before the rules run */
 	kg_hypothesis *differential; /* hypotheses, most likely first */
 	size_t ndifferential;

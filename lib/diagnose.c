@@ -22,7 +22,6 @@
 #include "svg.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,18 +108,14 @@ static int one_input(run *R, const char *path, kg_error *err)
 	case KG_KIND_PICKLE:
 	case KG_KIND_JSON:
 	case KG_KIND_SUMMARY: {
-		struct cJSON *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
+		kg_snapshot *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
 		if (!snap) {
 			rc = -1;
 			break;
 		}
 		kg_input *in = add_input(rep, &src, kind);
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-		if (cJSON_IsString(k))
-			in->kind = !strcmp(k->valuestring, "snapshot") ? "snapshot"
-				 : !strcmp(k->valuestring, "memory_stats") ? "memory_stats"
-				 : "memory_summary";
-		cJSON_AddItemToArray(rep->snapshots, snap);
+		in->kind = kg_snapshot_kind_name(snap->kind);
+		kg_report_add_snapshot(rep, snap);
 		break;
 	}
 	}
@@ -226,42 +221,25 @@ static void snapshot_incidents(run *R)
 	kg_report *rep = R->rep;
 	if (rep->nincidents)
 		return;
-
-	const cJSON *snap;
-	cJSON_ArrayForEach(snap, rep->snapshots) {
-		const cJSON *path = cJSON_GetObjectItemCaseSensitive(snap, "path");
-		const cJSON *devs = cJSON_GetObjectItemCaseSensitive(snap, "devices");
-		const cJSON *d;
-		cJSON_ArrayForEach(d, devs) {
-			const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d, "trace");
-			const cJSON *ooms = cJSON_GetObjectItemCaseSensitive(tr, "oom");
-			const cJSON *o;
-			cJSON_ArrayForEach(o, ooms) {
+	for (size_t sn = 0; sn < rep->nsnapshots; sn++) {
+		const kg_snapshot *snap = rep->snapshots[sn];
+		for (size_t d = 0; d < snap->ndevices; d++) {
+			const kg_snapshot_device *dev = &snap->devices[d];
+			for (size_t k = 0; k < dev->trace.noom; k++) {
+				const kg_trace_oom *o = &dev->trace.oom[k];
 				kg_incident inc;
 				kg_incident_init(&inc);
-				inc.family = "snapshot";
-				inc.framework = "pytorch";
-				inc.device_type = "cuda";
-				inc.path = kg_strdup(cJSON_IsString(path) ? path->valuestring : "<snapshot>");
-				const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "device");
-				if (cJSON_IsNumber(x))
-					inc.device_index = (int64_t)x->valuedouble;
-				static const struct { const char *key; size_t off; } sizes[] = {
-					{"size_bytes", offsetof(kg_memory, requested)},
-					{"device_free_bytes", offsetof(kg_memory, free)},
-				};
-				for (size_t k = 0; k < 2; k++) {
-					x = cJSON_GetObjectItemCaseSensitive(o, sizes[k].key);
-					if (cJSON_IsNumber(x))
-						*(kg_size *)((char *)&inc.mem + sizes[k].off) =
-							kg_size_exact((int64_t)x->valuedouble);
-				}
-				x = cJSON_GetObjectItemCaseSensitive(d, "allocated_bytes");
-				if (cJSON_IsNumber(x))
-					inc.mem.allocated = kg_size_exact((int64_t)x->valuedouble);
-				x = cJSON_GetObjectItemCaseSensitive(d, "reserved_bytes");
-				if (cJSON_IsNumber(x))
-					inc.mem.reserved = kg_size_exact((int64_t)x->valuedouble);
+				inc.family = KG_FAMILY_WORD(SNAPSHOT_TRACE);
+				inc.framework = KG_FRAMEWORK_WORD(PYTORCH);
+				inc.device_type = KG_DEVICE_WORD(CUDA);
+				inc.path = kg_strdup(snap->path ? snap->path : "<snapshot>");
+				inc.device_index = dev->device;
+				if (o->size_bytes != KG_NONE)
+					inc.mem.requested = kg_size_exact(o->size_bytes);
+				if (o->device_free_bytes != KG_NONE)
+					inc.mem.free = kg_size_exact(o->device_free_bytes);
+				inc.mem.allocated = kg_size_exact(dev->allocated_bytes);
+				inc.mem.reserved = kg_size_exact(dev->reserved_bytes);
 				inc.message = kg_strdup("allocator snapshot trace: oom");
 				rep->incidents = kg_realloc(rep->incidents, (rep->nincidents + 1) * sizeof *rep->incidents);
 				inc.id = (int)rep->nincidents + 1;
@@ -299,9 +277,8 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		for (size_t c = 0; c < R->nconfigs; c++)
 			kg_config_facts(R->configs[c], &f);
 		/* snapshots and memory_stats/summary tables of the same case */
-		const cJSON *snap;
-		cJSON_ArrayForEach(snap, R->rep->snapshots)
-			kg_snapshot_facts(snap, &f);
+		for (size_t sn = 0; sn < R->rep->nsnapshots; sn++)
+			kg_snapshot_facts(R->rep->snapshots[sn], &f);
 		/* --set before the calculators (their inputs) and again after
 		 * them (it wins over calculated values too) */
 		if (set_args(opt, &f, err) < 0) {
@@ -374,16 +351,12 @@ static int plan_patches(run *R, kg_error *err)
 			} else {
 				char *diff = kg_patch_diff(p);
 				if (diff && *diff) {
-					cJSON *o = cJSON_CreateObject();
-					cJSON_AddStringToObject(o, "path", cfg->path);
-					cJSON_AddStringToObject(o, "diff", diff);
-					cJSON_AddBoolToObject(o, "applied", false);
-					cJSON_AddItemToArray(R->rep->patches, o);
+					kg_patch_result *pr = kg_report_add_patch(R->rep, cfg->path, diff);
 					if (R->opt->apply) {
 						if (kg_patch_apply(p, err) < 0) {
 							rc = -1;
 						} else {
-							cJSON_ReplaceItemInObject(o, "applied", cJSON_CreateTrue());
+							pr->applied = true;
 							kg_report_note(R->rep, "%s: written; the old text is in %s.orig",
 								       cfg->path, cfg->path);
 						}
@@ -459,9 +432,8 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		kg_error e = {0};
 		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
 			FAIL(KG_STATUS_INPUT, opt->svg);
-		struct cJSON *snap;
-		cJSON_ArrayForEach(snap, rep->snapshots)
-			kg_snapshot_strip_detail(snap);
+		for (size_t s = 0; s < rep->nsnapshots; s++)
+			kg_snapshot_strip_detail(rep->snapshots[s]);
 	}
 #undef FAIL
 	for (size_t i = 0; i < R.nconfigs; i++)

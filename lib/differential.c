@@ -5,82 +5,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The causes, most specific first (the tie order), whether each refines
- * capacity, and what would tell. */
+/* Per cause (the categories of vocab/category.def, most specific first,
+ * which is also the tie order; `none` is no cause): whether it says why
+ * this process filled the device (it refines capacity), and what would
+ * tell. */
 static const struct cause {
-	const char *name;
 	bool refines_capacity;
 	const char *to_confirm;
-} causes[] = {
-	{"host-oom", false,
+} causes[KG_NCATEGORIES] = {
+	[KG_CATEGORY_HOST_OOM] = {false,
 	 "the kernel log (dmesg: \"Out of memory: Killed process\"), the cgroup's memory.events oom_kill count, or host RAM at the time"},
-	{"platform", false,
+	[KG_CATEGORY_PLATFORM] = {false,
 	 "free device memory at the failure well above the request with no cap stated; the driver, runtime and platform versions (WSL, ROCm carve-out, Jetson unified memory)"},
-	{"oversize", true,
+	[KG_CATEGORY_OVERSIZE] = {true,
 	 "the shape of the failed tensor: one allocation that is a large share of the device (or larger than it) is a bug or an input outlier"},
-	{"eval-blowup", true,
+	[KG_CATEGORY_EVAL_BLOWUP] = {true,
 	 "the traceback through evaluation code, the evaluation batch size and the closed form of its largest tensor (calc full-ranking, logits, attention)"},
-	{"checkpoint", true,
+	[KG_CATEGORY_CHECKPOINT] = {true,
 	 "the traceback through torch.save/torch.load/state_dict, and map_location or offload settings"},
-	{"leak", true,
+	[KG_CATEGORY_LEAK] = {true,
 	 "memory readings (torch.cuda.memory_allocated) per step or epoch: live memory that grows at constant shapes"},
-	{"fragmentation", false,
+	[KG_CATEGORY_FRAGMENTATION] = {false,
 	 "an allocator snapshot (torch.cuda.memory._dump_snapshot): the largest free block against the request, and the cached-unused share of the device"},
-	{"activation-peak", true,
+	[KG_CATEGORY_ACTIVATION_PEAK] = {true,
 	 "the traceback through backward or the forward of training, the micro-batch and sequence length, and whether the first steps already fail"},
-	{"parallelism", false,
+	[KG_CATEGORY_PARALLELISM] = {false,
 	 "nvidia-smi at the time of the failure (other PIDs on the device), the job's parallel settings (n_jobs, pytest -n, processes per GPU)"},
-	{"capacity", false,
+	[KG_CATEGORY_CAPACITY] = {false,
 	 "the memory this process holds against the device's capacity: model state, activations and batch (a smaller batch that runs confirms it)"},
-	{"alloc-conf", false,
+	[KG_CATEGORY_ALLOC_CONF] = {false,
 	 "the cap in force: \"X allowed\", set_per_process_memory_fraction, PYTORCH_MPS_HIGH_WATERMARK_RATIO, TF allow_growth / memory fraction, XLA_PYTHON_CLIENT_PREALLOCATE, vLLM gpu_memory_utilization"},
-	{"cascade", false,
+	[KG_CATEGORY_CASCADE] = {false,
 	 "the first error in the log: an OOM that follows another failure is its consequence"},
 };
-#define NCAUSES (sizeof causes / sizeof *causes)
 
-const char *const *kg_cause_names(size_t *n)
+/* The category index of a cause, or -1 (none and unknown words). */
+static int cause_index(const char *name)
 {
-	static const char *names[NCAUSES];
-	for (size_t i = 0; i < NCAUSES; i++)
-		names[i] = causes[i].name;
-	*n = NCAUSES;
-	return names;
-}
-
-static const struct cause *find(const char *name)
-{
-	for (size_t i = 0; name && i < NCAUSES; i++)
-		if (!strcmp(causes[i].name, name))
-			return &causes[i];
-	return NULL;
+	int i = kg_vocab_index(&kg_categories, name);
+	return i == KG_CATEGORY_NONE ? -1 : i;
 }
 
 const char *kg_cause_find(const char *name)
 {
-	const struct cause *c = find(name);
-	return c ? c->name : NULL;
+	return kg_vocab_word(&kg_categories, cause_index(name));
 }
 
 const char *kg_cause_to_confirm(const char *cause)
 {
-	const struct cause *c = find(cause);
-	return c ? c->to_confirm : NULL;
+	int i = cause_index(cause);
+	return i < 0 ? NULL : causes[i].to_confirm;
 }
-
-static const char *const strength_names[] = {"", "weak", "strong", "decisive"};
 
 const char *kg_strength_name(enum kg_strength s)
 {
-	return s >= KG_STRENGTH_NONE && s <= KG_STRENGTH_DECISIVE ? strength_names[s] : "";
+	return s == KG_STRENGTH_NONE ? "" : kg_vocab_word(&kg_strengths, s);
 }
 
 enum kg_strength kg_strength_find(const char *s)
 {
-	for (int i = KG_STRENGTH_WEAK; s && i <= KG_STRENGTH_DECISIVE; i++)
-		if (!strcmp(s, strength_names[i]))
-			return (enum kg_strength)i;
-	return KG_STRENGTH_NONE;
+	int i = kg_vocab_index(&kg_strengths, s);
+	return i <= 0 ? KG_STRENGTH_NONE : (enum kg_strength)i;
 }
 
 static int weight(enum kg_strength s)
@@ -108,17 +93,17 @@ static void add_ev(kg_hypothesis *h, const char *text, const char *source, enum 
 	e->against = against;
 }
 
-static hyp *get_hyp(hyp **v, size_t *n, const struct cause *c)
+static hyp *get_hyp(hyp **v, size_t *n, int c)
 {
 	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].h.cause == c->name)
+		if ((*v)[i].order == (size_t)c)
 			return &(*v)[i];
 	*v = kg_realloc(*v, (*n + 1) * sizeof **v);
 	hyp *x = &(*v)[(*n)++];
 	memset(x, 0, sizeof *x);
-	x->h.cause = c->name;
-	x->h.to_confirm = c->to_confirm;
-	x->order = (size_t)(c - causes);
+	x->h.cause = kg_vocab_word(&kg_categories, c);
+	x->h.to_confirm = causes[c].to_confirm;
+	x->order = (size_t)c;
 	return x;
 }
 
@@ -136,11 +121,12 @@ static const char *confidence(const hyp *x, int rival)
 {
 	if (x->h.ruled_out || x->h.score < STRONG)
 		return NULL;
+	enum kg_confidence c = KG_CONFIDENCE_LOW;
 	if (x->decisive && !x->against && rival < STRONG)
-		return "high";
-	if (x->h.score - rival >= 2)
-		return "medium";
-	return "low";
+		c = KG_CONFIDENCE_HIGH;
+	else if (x->h.score - rival >= 2)
+		c = KG_CONFIDENCE_MEDIUM;
+	return kg_vocab_word(&kg_confidences, c);
 }
 
 void kg_differential_build(kg_incident *inc)
@@ -152,8 +138,8 @@ void kg_differential_build(kg_incident *inc)
 	size_t n = 0;
 	for (size_t i = 0; i < inc->nfindings; i++) {
 		const kg_finding *f = &inc->findings[i];
-		const struct cause *c = find(f->supports);
-		if (!c || f->strength == KG_STRENGTH_NONE)
+		int c = cause_index(f->supports);
+		if (c < 0 || f->strength == KG_STRENGTH_NONE)
 			continue;
 		hyp *x = get_hyp(&v, &n, c);
 		int w = weight(f->strength);
@@ -175,7 +161,7 @@ void kg_differential_build(kg_incident *inc)
 	 * evidence that it did */
 	hyp *cap = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].h.cause, "capacity"))
+		if (v[i].order == KG_CATEGORY_CAPACITY)
 			cap = &v[i];
 	if (cap && cap->own > 0 && !cap->h.ruled_out) {
 		for (size_t i = 0; i < n; i++) {

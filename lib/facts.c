@@ -108,7 +108,7 @@ void kg_facts_free(kg_facts *f)
 #define T KG_FACT_BOOL
 static const kg_fact_info registry[] = {
 	{"kind", S, "incident kind: oom, or oom-warning (retried, non-fatal)"},
-	{"family", S, "message layout: pytorch1, pytorch2, pytorch_cpu, cuda_runtime, cublas, cudnn, nccl, tensorflow, jax, mps, ggml, other"},
+	{"family", S, "message layout: pytorch1, pytorch2, pytorch_cpu, cuda_runtime, cublas, cudnn, nccl, tensorflow, jax, mps, ggml, oom_killer, snapshot_trace, other"},
 	{"framework", S, "pytorch, tensorflow, jax, ggml, … when known"},
 	{"device.type", S, "cuda, hip, xpu, npu, mps, cpu, tpu"},
 	{"device.index", C, "device ordinal stated by the message"},

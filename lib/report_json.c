@@ -7,6 +7,7 @@
 #include "report.h"
 #include "differential.h"
 #include "kg_build.h"
+#include "snapshot.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -211,6 +212,146 @@ static cJSON *incident_json(const kg_incident *inc)
 	return o;
 }
 
+/* ---- snapshots[] (snapshot.h): numbers as cJSON numbers, as DESIGN §5 ---- */
+
+static void add_i64(cJSON *o, const char *k, int64_t v)
+{
+	if (v == KG_NONE)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, (double)v);
+}
+
+static cJSON *trace_json(const kg_snapshot_trace *t)
+{
+	cJSON *tr = cJSON_CreateObject();
+	add_i64(tr, "entries", t->entries);
+	cJSON *acts = cJSON_AddObjectToObject(tr, "actions");
+	for (size_t i = 0; i < t->nactions; i++)
+		add_i64(acts, t->actions[i].action, t->actions[i].count);
+	add_i64(tr, "peak_requested_bytes", t->peak_requested_bytes);
+	add_i64(tr, "peak_reserved_bytes", t->peak_reserved_bytes);
+	add_i64(tr, "peak_time_us", t->peak_time_us);
+	cJSON_AddItemToObject(tr, "peak_annotation", str_or_null(t->peak_annotation));
+	cJSON *oom = cJSON_AddArrayToObject(tr, "oom");
+	for (size_t i = 0; i < t->noom; i++) {
+		cJSON *o = cJSON_CreateObject();
+		add_i64(o, "size_bytes", t->oom[i].size_bytes);
+		add_i64(o, "device_free_bytes", t->oom[i].device_free_bytes);
+		cJSON_AddItemToArray(oom, o);
+	}
+	if (t->has_series) {
+		cJSON *s = cJSON_AddObjectToObject(tr, "series");
+		cJSON_AddStringToObject(s, "x", "entry");
+		add_i64(s, "entries_per_point", t->entries_per_point);
+		cJSON *pts = cJSON_AddArrayToObject(s, "points");
+		for (size_t i = 0; i < t->npoints; i++) {
+			const kg_series_point *p = &t->points[i];
+			const double v[3] = {(double)p->entry, (double)p->requested_bytes, (double)p->reserved_bytes};
+			cJSON_AddItemToArray(pts, cJSON_CreateDoubleArray(v, 3));
+		}
+		add_i64(s, "peak_entry", t->peak_entry);
+		cJSON *oe = cJSON_AddArrayToObject(s, "oom_entries");
+		for (size_t i = 0; i < t->noom_entries; i++)
+			cJSON_AddItemToArray(oe, cJSON_CreateNumber((double)t->oom_entries[i]));
+	}
+	return tr;
+}
+
+static cJSON *device_json(const kg_snapshot_device *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_i64(o, "device", d->device);
+	add_i64(o, "segments", d->segments);
+	add_i64(o, "segments_large", d->segments_large);
+	add_i64(o, "segments_small", d->segments_small);
+	add_i64(o, "segments_expandable", d->segments_expandable);
+	add_i64(o, "blocks", d->blocks);
+	add_i64(o, "reserved_bytes", d->reserved_bytes);
+	add_i64(o, "allocated_bytes", d->allocated_bytes);
+	add_i64(o, "active_bytes", d->active_bytes);
+	add_i64(o, "requested_bytes", d->requested_bytes);
+	add_i64(o, "inactive_bytes", d->inactive_bytes);
+	add_i64(o, "largest_free_block_bytes", d->largest_free_block_bytes);
+	cJSON_AddNumberToObject(o, "fragmentation", d->fragmentation);
+	cJSON *h = cJSON_AddArrayToObject(o, "free_blocks");
+	for (int k = 0; k < KG_SNAP_NBUCKETS; k++) {
+		cJSON *b = cJSON_CreateObject();
+		add_i64(b, "min_bytes", d->free_blocks[k].min_bytes);
+		add_i64(b, "max_bytes", d->free_blocks[k].max_bytes);
+		add_i64(b, "blocks", d->free_blocks[k].blocks);
+		add_i64(b, "bytes", d->free_blocks[k].bytes);
+		cJSON_AddItemToArray(h, b);
+	}
+	cJSON_AddItemToObject(o, "trace", trace_json(&d->trace));
+	if (d->has_segment_map) {
+		cJSON *arr = cJSON_AddArrayToObject(o, "segment_map");
+		for (size_t i = 0; i < d->nsegment_map; i++) {
+			const kg_segment_view *v = &d->segment_map[i];
+			cJSON *m = cJSON_CreateObject();
+			add_i64(m, "address", v->address);
+			add_i64(m, "total_size", v->total_size);
+			cJSON_AddStringToObject(m, "segment_type", v->segment_type);
+			cJSON *runs = cJSON_AddArrayToObject(m, "runs");
+			for (size_t k = 0; k < v->nruns; k++) {
+				cJSON *r = cJSON_CreateArray();
+				cJSON_AddItemToArray(r, cJSON_CreateNumber((double)v->runs[k].bytes));
+				cJSON_AddItemToArray(r, cJSON_CreateString(v->runs[k].state));
+				cJSON_AddItemToArray(runs, r);
+			}
+			cJSON_AddItemToArray(arr, m);
+		}
+	}
+	cJSON *ts = cJSON_AddArrayToObject(o, "top_sites");
+	for (size_t i = 0; i < d->ntop_sites; i++) {
+		const kg_alloc_site *s = &d->top_sites[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "file", s->file);
+		add_i64(x, "line", s->line);
+		cJSON_AddItemToObject(x, "function", str_or_null(s->function));
+		add_i64(x, "bytes", s->bytes);
+		add_i64(x, "blocks", s->blocks);
+		cJSON_AddItemToArray(ts, x);
+	}
+	return o;
+}
+
+cJSON *kg_snapshot_to_json(const kg_snapshot *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", s->path);
+	cJSON_AddStringToObject(o, "kind", kg_snapshot_kind_name(s->kind));
+	if (s->kind == KG_SNAPSHOT) {
+		cJSON *settings = s->allocator_settings ? cJSON_Parse(s->allocator_settings) : NULL;
+		cJSON_AddItemToObject(o, "allocator_settings", settings ? settings : cJSON_CreateNull());
+		cJSON *arr = cJSON_AddArrayToObject(o, "devices");
+		for (size_t i = 0; i < s->ndevices; i++)
+			cJSON_AddItemToArray(arr, device_json(&s->devices[i]));
+		return o;
+	}
+	if (s->kind == KG_MEMORY_SUMMARY)
+		add_i64(o, "device", s->device);
+	cJSON *stats = cJSON_AddObjectToObject(o, "stats");
+	for (size_t i = 0; i < s->nstats; i++)
+		cJSON_AddNumberToObject(stats, s->stats[i].name, s->stats[i].value);
+	return o;
+}
+
+void kg_snapshots_json(kg_snapshot *const *v, size_t n, FILE *out)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "schema", "kgmem-diagnose/1");
+	cJSON_AddStringToObject(doc, "version", KG_VERSION);
+	cJSON *arr = cJSON_AddArrayToObject(doc, "snapshots");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, kg_snapshot_to_json(v[i]));
+	char *s = cJSON_Print(doc);
+	fputs(s, out);
+	fputc('\n', out);
+	cJSON_free(s);
+	cJSON_Delete(doc);
+}
+
 /* The document; the incidents array is left empty when !with_incidents
  * (kg_report_json streams them). */
 static cJSON *report_tree(const kg_report *r, bool with_incidents)
@@ -230,10 +371,17 @@ static cJSON *report_tree(const kg_report *r, bool with_incidents)
 	cJSON *incs = cJSON_AddArrayToObject(root, "incidents");
 	for (size_t i = 0; with_incidents && i < r->nincidents; i++)
 		cJSON_AddItemToArray(incs, incident_json(&r->incidents[i]));
-	cJSON_AddItemToObject(root, "snapshots",
-			      r->snapshots ? cJSON_Duplicate(r->snapshots, 1) : cJSON_CreateArray());
-	cJSON_AddItemToObject(root, "patches",
-			      r->patches ? cJSON_Duplicate(r->patches, 1) : cJSON_CreateArray());
+	cJSON *snaps = cJSON_AddArrayToObject(root, "snapshots");
+	for (size_t i = 0; i < r->nsnapshots; i++)
+		cJSON_AddItemToArray(snaps, kg_snapshot_to_json(r->snapshots[i]));
+	cJSON *patches = cJSON_AddArrayToObject(root, "patches");
+	for (size_t i = 0; i < r->npatches; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "path", r->patches[i].path);
+		cJSON_AddStringToObject(p, "diff", r->patches[i].diff);
+		cJSON_AddBoolToObject(p, "applied", r->patches[i].applied);
+		cJSON_AddItemToArray(patches, p);
+	}
 	int e, w, inf;
 	kg_report_counts(r, &e, &w, &inf);
 	cJSON *sum = cJSON_AddObjectToObject(root, "summary");

@@ -19,14 +19,6 @@
 
 #define MAX_RULE_FILE (4 * 1024 * 1024)
 
-/* DESIGN §2a, most specific cause first: this is the rule order. */
-static const char *const categories[] = {
-	"host-oom", "platform", "oversize", "eval-blowup", "checkpoint", "leak", "fragmentation",
-	"activation-peak", "parallelism", "capacity", "alloc-conf", "cascade", "none",
-};
-#define NCATEGORIES (sizeof categories / sizeof *categories)
-
-static const char *const severities[] = {"", "info", "warning", "error"};
 
 /* ---- templates --------------------------------------------------------- */
 
@@ -54,7 +46,7 @@ typedef struct remedy {
 typedef struct rule {
 	char *id;
 	tpl title;
-	const char *category;    /* static, from categories[] */
+	const char *category;    /* static, a word of kg_categories */
 	int cat_rank;
 	enum kg_severity severity;
 	char *when_src;
@@ -479,22 +471,26 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			bad |= tpl_compile(L, v, "title", &r->title);
 		} else if (!strcmp(key, "category")) {
 			catn = v;
-			for (size_t c = 0; val && c < NCATEGORIES; c++)
-				if (!strcmp(val, categories[c])) {
-					r->category = categories[c];
-					r->cat_rank = (int)c;
-				}
+			/* the category order (vocab/category.def) is the rule order */
+			int c = kg_vocab_index(&kg_categories, val);
+			if (c >= 0) {
+				r->category = kg_categories.words[c];
+				r->cat_rank = c;
+			}
 			if (!r->category) {
-				NODE_ERR(L, v, "unknown category '%s' (host-oom, platform, oversize, eval-blowup, checkpoint, leak, fragmentation, activation-peak, parallelism, capacity, alloc-conf, cascade, none)",
-					 val ? val : "?");
+				char *all = kg_vocab_join(&kg_categories, 0, ", ");
+				NODE_ERR(L, v, "unknown category '%s' (%s)", val ? val : "?", all);
+				free(all);
 				bad = -1;
 			}
 		} else if (!strcmp(key, "severity")) {
-			for (int s = 1; val && s <= 3; s++)
-				if (!strcmp(val, severities[s]))
-					r->severity = (enum kg_severity)s;
+			int s = kg_vocab_index(&kg_severities, val);
+			if (s > KG_SEV_NONE)
+				r->severity = (enum kg_severity)s;
 			if (!r->severity) {
-				NODE_ERR(L, v, "severity must be info, warning or error");
+				char *all = kg_vocab_join(&kg_severities, KG_SEV_NONE + 1, ", ");
+				NODE_ERR(L, v, "severity must be one of %s", all);
+				free(all);
 				bad = -1;
 			}
 		} else if (!strcmp(key, "when")) {
@@ -544,11 +540,14 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			}
 		} else if (!strcmp(key, "supports") || !strcmp(key, "refutes")) {
 			const char *c = kg_cause_find(val);
-			bool nothing = val && !strcmp(key, "supports") && !strcmp(val, "none");
+			bool nothing = val && !strcmp(key, "supports") &&
+				       kg_vocab_index(&kg_categories, val) == KG_CATEGORY_NONE;
 			if (nothing && !hypn) {
 				hypn = v;  /* advice only: evidence about no hypothesis */
 			} else if (!c) {
-				NODE_ERR(L, v, "%s must name a cause (host-oom, platform, oversize, eval-blowup, checkpoint, leak, fragmentation, activation-peak, parallelism, capacity, alloc-conf, cascade; 'supports: none' for advice)", key);
+				char *all = kg_vocab_join(&kg_categories, 0, ", ");
+				NODE_ERR(L, v, "%s must name a cause (%s; 'supports: none' for advice)", key, all);
+				free(all);
 				bad = -1;
 			} else if (hypn) {
 				NODE_ERR(L, k, "a rule is evidence about one hypothesis: 'supports' or 'refutes', not both");
@@ -559,7 +558,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				r->refutes = key[0] == 'r';
 			}
 		} else if (!strcmp(key, "refines")) {
-			if (!val || strcmp(val, "capacity")) {
+			if (kg_vocab_index(&kg_categories, val) != KG_CATEGORY_CAPACITY) {
 				NODE_ERR(L, v, "refines must be 'capacity' (this evidence says why this process filled the device)");
 				bad = -1;
 			} else {
@@ -594,7 +593,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			bad = -1;
 		}
 	}
-	if (r->id && r->category && strcmp(r->category, "none") &&
+	if (r->id && r->category && r->category != KG_CATEGORY_WORD(NONE) &&
 	    (strncmp(r->id, r->category, strlen(r->category)) || r->id[strlen(r->category)] != '.')) {
 		NODE_ERR(L, idn, "id '%s' must start with its category '%s.'", r->id, r->category);
 		bad = -1;
@@ -671,7 +670,7 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
 	L->rawlen = len;
 	if (!yaml_parser_load(&parser, &doc)) {
 		lerr(L, path, (long)parser.problem_mark.line + 1, (long)parser.problem_mark.column + 1,
-		     "YAML syntax: %s%s%s", parser.problem ? parser.problem : "error",
+		     "YAML syntax: %s%s%s", parser.problem ? parser.problem : "error", /* not vocabulary */
 		     parser.context ? " " : "", parser.context ? parser.context : "");
 		yaml_parser_delete(&parser);
 		free(raw);
@@ -955,7 +954,7 @@ void kg_rules_list(const kg_ruleset *rs, FILE *out)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		const rule *r = rs->rules[i];
-		fprintf(out, "%-44s %-8s %-16s %s\n", r->id, severities[r->severity], r->category,
+		fprintf(out, "%-44s %-8s %-16s %s\n", r->id, kg_severity_name(r->severity), r->category,
 			r->title.src);
 	}
 }
@@ -978,7 +977,7 @@ int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 			continue;
 		fprintf(out, "%s  (%s:%ld)\n", r->id, r->file, r->line);
 		show_text(out, "  title:    ", r->title.src);
-		fprintf(out, "  category: %s\n  severity: %s\n", r->category, severities[r->severity]);
+		fprintf(out, "  category: %s\n  severity: %s\n", r->category, kg_severity_name(r->severity));
 		if (r->fallback)
 			fprintf(out, "  fallback: true (fires only when no other rule does)\n");
 		show_text(out, "  when:     ", r->when_src);

@@ -128,7 +128,7 @@ static void test_github(const kg_report *r)
 	free(title);
 	free(data);
 	TAP_EQ_STR(lines[2], "::warning title=Allocator warning (retried) [oom-warning]::"
-		   "Allocation failure (retried): tried to allocate 2.15 GiB",
+		   "TensorFlow allocator ran out of memory (retried, not fatal): tried to allocate 2.15 GiB",
 		   "github: incident without findings -> one annotation, no file for stdin");
 	TAP_OK(strncmp(lines[3], "::notice title=kgmem-diagnose input note::line 9001 of runs/trial,7:gpu0/", 72) == 0,
 	       "github: input note as ::notice");
