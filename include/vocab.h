@@ -72,6 +72,10 @@ extern const kg_vocab kg_severities;   /* "severity" */
 extern const kg_vocab kg_categories;   /* "category" */
 extern const kg_vocab kg_phases;       /* "phase" */
 
+/* The vocabulary carried by the JSON field or fact called name ("family",
+ * "framework", "device.type", "severity", "category", "phase"), or NULL. */
+const kg_vocab *kg_vocab_named(const char *name);
+
 /* The word of entry i (static storage); NULL when i is out of range. */
 const char *kg_vocab_word(const kg_vocab *v, int i);
 
