@@ -5,10 +5,9 @@
  * incident against its facts (facts.h), and fills the incident's findings
  * and cause.
  *
- * Order and cause. Rules are ordered by category — host-oom, oversize,
- * eval-blowup, checkpoint, leak, fragmentation, activation-peak,
- * parallelism, capacity, alloc-conf, cascade, none — the most specific
- * cause first, then by file and position. Findings are sorted most severe
+ * Order and cause. Rules are ordered by category in the order of
+ * include/vocab/category.def (kg_categories: the most specific cause
+ * first), then by file and position. Findings are sorted most severe
  * first, ties by that order; the incident's cause is the category of the
  * first finding that is not `cascade` (a consequence, never a cause) or
  * `none` (the "not enough evidence" finding), else NULL.
