@@ -108,9 +108,9 @@ void kg_facts_free(kg_facts *f)
 #define T KG_FACT_BOOL
 static const kg_fact_info registry[] = {
 	{"kind", S, "incident kind: oom, or oom-warning (retried, non-fatal)"},
-	{"family", S, "message layout: pytorch1, pytorch2, pytorch_cpu, cuda_runtime, cublas, cudnn, nccl, tensorflow, jax, mps, ggml, oom_killer, snapshot_trace, other"},
-	{"framework", S, "pytorch, tensorflow, jax, ggml, … when known"},
-	{"device.type", S, "cuda, hip, xpu, npu, mps, cpu, tpu"},
+	{"family", S, "message layout"},
+	{"framework", S, "the framework that printed the message, when known"},
+	{"device.type", S, "the device's backend"},
 	{"device.index", C, "device ordinal stated by the message"},
 	{"status", S, "library status word (CUBLAS_STATUS_ALLOC_FAILED, …)"},
 	{"oom.message", S, "the OOM text as matched, noise-stripped"},
@@ -143,7 +143,7 @@ static const kg_fact_info registry[] = {
 	{"tensor.bytes", B, "bytes of the tensor whose shape the message gives"},
 	{"tensor.dtype", S, "its dtype in PyTorch's names"},
 	{"tensor.ndim", C, "its number of dimensions"},
-	{"phase", S, "forward, backward, optimizer, eval, checkpoint, data, model-load"},
+	{"phase", S, "phase of the step that failed"},
 	{"phase.source", S, "where the phase came from: frames or log"},
 	{"step", C, "training step at the OOM"},
 	{"epoch", C, "epoch at the OOM"},

@@ -19,7 +19,6 @@
 
 #define MAX_RULE_FILE (4 * 1024 * 1024)
 
-
 /* ---- templates --------------------------------------------------------- */
 
 typedef struct tpart {
