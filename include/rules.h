@@ -33,8 +33,8 @@
 typedef struct kg_ruleset kg_ruleset;
 
 /* Loads rule files from each of dirs in turn (a directory: its *.yaml and
- * *.yml files in name order, except keys.yaml, datasets.yaml and
- * gpus.yaml, which are data; or a single file). A rule whose id was
+ * *.yml files in name order, except keys.yaml and datasets.yaml, which
+ * are data; or a single file). A rule whose id was
  * loaded from an earlier dir replaces it; the same id twice within one
  * dir is an error. On the first invalid file returns NULL with err->msg
  * "FILE:LINE:COL: reason" (err->line 0). */
