@@ -10,7 +10,7 @@
  * roles become one patch per config file (patch.c). */
 #include "diagnose.h"
 #include "budget.h"
-#include "calc.h"
+#include "calcfacts.h"
 #include "config.h"
 #include "facts.h"
 #include "logfacts.h"
@@ -133,76 +133,6 @@ static void first_failed_rank(kg_report *rep)
 	}
 }
 
-/* Calculators that run before the rules, only where their inputs are known
- * (DESIGN §2). Full ranking (formats.md §8.7): batch × entities × dim ×
- * components × dtype bytes, and the largest eval batch whose tensor fits in
- * one block the failed allocation could have had: a new segment (free on
- * the device) or a cached one (at most the reserved-but-unallocated bytes),
- * whichever is larger — their sum is not one block. The other temporaries
- * of the scoring step shrink with the batch too, so this bound is safe. */
-static void calculators(kg_facts *f)
-{
-	/* copy what is needed first: setting a fact may move the others */
-	const kg_fact *x;
-	if (!(x = kg_facts_get(f, "config.eval_batch_size")) || x->type == KG_FACT_STRING)
-		return;
-	int64_t bs = (int64_t)x->num;
-	if (!(x = kg_facts_get(f, "dataset.entities")))
-		return;
-	int64_t ent = (int64_t)x->num;
-	if (!(x = kg_facts_get(f, "config.embedding_dim")) || x->type == KG_FACT_STRING)
-		return;
-	int64_t dim = (int64_t)x->num;
-	x = kg_facts_get(f, "config.model");
-	if (!x || !x->str)
-		return;
-	char model[64];
-	snprintf(model, sizeof model, "%s", x->str);
-	int comp = kg_model_components(model);
-	if (comp <= 0)
-		return; /* an unknown model: no guess */
-	int width = 4;
-	char dtype[40] = "float32, assumed";
-	x = kg_facts_get(f, "config.precision");
-	if (x && x->str) {
-		const char *canon = NULL;
-		int w = kg_dtype_bytes(x->str, &canon);
-		if (w > 0) {
-			width = w;
-			snprintf(dtype, sizeof dtype, "%s", canon ? canon : x->str);
-		}
-	}
-	char bkey[128] = "eval batch", dkey[128] = "embedding dim", dname[64] = "dataset";
-	if ((x = kg_facts_get(f, "config.eval_batch_size.key")) && x->str)
-		snprintf(bkey, sizeof bkey, "%s", x->str);
-	if ((x = kg_facts_get(f, "config.embedding_dim.key")) && x->str)
-		snprintf(dkey, sizeof dkey, "%s", x->str);
-	if ((x = kg_facts_get(f, "dataset.name")) && x->str)
-		snprintf(dname, sizeof dname, "%s", x->str);
-	int64_t budget = -1;
-	if ((x = kg_facts_get(f, "oom.free"))) {
-		budget = (int64_t)x->lo;
-		const kg_fact *ru = kg_facts_get(f, "oom.reserved_unallocated");
-		if (ru && (int64_t)ru->lo > budget)
-			budget = (int64_t)ru->lo;
-	}
-
-	int64_t bytes = kg_calc_full_ranking(bs, ent, dim, comp, width);
-	if (bytes <= 0)
-		return;
-	kg_facts_set_bytes(f, "calc.full_ranking.bytes", kg_size_exact(bytes), "calculated");
-	/* the arithmetic, with where each number came from */
-	char formula[640];
-	snprintf(formula, sizeof formula, "%d (%s components) × %lld (%s) × %lld (%s entities) × %lld (%s) × %d B (%s)",
-		 comp, model, (long long)bs, bkey, (long long)ent, dname, (long long)dim, dkey, width, dtype);
-	kg_facts_set_str(f, "calc.full_ranking.formula", formula, "calculated");
-	if (budget >= 0) {
-		int64_t mb = kg_solve_full_ranking_batch(budget, ent, dim, comp, width, 0);
-		if (mb > 0)
-			kg_facts_set_num(f, "calc.full_ranking.max_batch", KG_FACT_COUNT, (double)mb, "calculated");
-	}
-}
-
 /* Applies every --set NAME=VALUE; -1 with err on the first bad one. */
 static int set_args(const kg_options *opt, kg_facts *f, kg_error *err)
 {
@@ -285,7 +215,7 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 			*usage = true;
 			rc = -1;
 		} else {
-			calculators(&f);
+			kg_calc_facts(&f);
 			set_args(opt, &f, err);
 			kg_budget_from_facts(&inc->budget, &f);
 			kg_rules_apply(rs, inc, &f);
