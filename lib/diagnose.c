@@ -95,7 +95,9 @@ static int one_input(run *R, const char *path, kg_error *err)
 		kg_source_close(&src);
 		return add_config(R, path, err);
 	case KG_KIND_EMPTY:
-		rc = kg_fail(err, "empty input: no log text to read");
+		/* nothing to diagnose is not an error (issue 13) */
+		add_input(rep, &src, kind);
+		kg_report_note(rep, "%s: no log text (the input is empty)", src.name);
 		break;
 	case KG_KIND_BINARY:
 		rc = kg_fail_at(err, 0, "binary data: not a text log, allocator snapshot, JSON or YAML config");

@@ -14,6 +14,7 @@
 #include "logscan.h"
 #include "atoms.h"
 #include "context.h"
+#include "envelope.h"
 #include "logfacts.h"
 #include "oom.h"
 #include "summary.h"
@@ -203,7 +204,7 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 		size_t end = (size_t)(close - s);
 		const char *in = s + 1;
 		size_t inlen = end - 1;
-		bool strip = false;
+		bool strip = false, rankpfx = false;
 		size_t p = 0;
 		if ((inlen > 4 && strncasecmp(in, "rank", 4) == 0 && (p = 4)) ||
 		    (inlen > 7 && strncmp(in, "default", 7) == 0 && (p = 7))) {
@@ -216,7 +217,7 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 				for (size_t t = q; t < q + d && t - q < 9; t++)
 					v = v * 10 + (in[t] - '0');
 				*rank = v;
-				strip = true;
+				strip = rankpfx = true;
 			}
 		} else if (inlen && (isdig(in[0]) || level_word(in, inlen, 0) == inlen)) {
 			strip = true;
@@ -226,6 +227,11 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 		i = end + 1;
 		if (i < n && s[i] == ':')
 			i++;
+		/* `[rankN]: ` then the line as printed: one space is the
+		 * prefix's, more are the line's own indentation (a traceback's
+		 * code lines), kept */
+		if (rankpfx && i + 1 < n && s[i] == ' ' && s[i + 1] == ' ')
+			return i + 1;
 		return skip_sp(s, n, i);
 	}
 	/* rank N: */
@@ -1413,6 +1419,44 @@ static void scanner_free(scanner *sc)
 		free(sc->pending[i].text);
 }
 
+#define NUL_RUN_MAX (256u << 20) /* NUL bytes in a row that end the read */
+
+/* How the input is read: through the envelope decoder when it has one
+ * (plain text never goes through it), and with a watch on runs of NUL
+ * bytes when its head holds any (a crash or copytruncate hole is text;
+ * /dev/zero or a gzip bomb of zeros is not, and must not run forever). */
+typedef struct scan_input {
+	kg_source *src;
+	kg_envelope *env;
+	bool nul_watch;
+	bool saw_text;       /* a byte other than NUL was read */
+	uint64_t nul_run;    /* NUL bytes in a row at the end of what was read */
+	uint64_t offset;     /* text bytes read */
+} scan_input;
+
+static ssize_t scan_read(scan_input *in, void *buf, size_t n, kg_error *err)
+{
+	ssize_t r = in->env ? kg_envelope_read(in->env, in->src, buf, n, err)
+			    : kg_source_read(in->src, buf, n, err);
+	if (r <= 0 || !in->nul_watch)
+		return r;
+	const unsigned char *p = buf;
+	size_t k = (size_t)r;
+	while (k && p[k - 1] == 0)
+		k--;
+	if (k) {
+		in->saw_text = true;
+		in->nul_run = (uint64_t)r - k;
+	} else {
+		in->nul_run += (uint64_t)r;
+	}
+	in->offset += (uint64_t)r;
+	if (in->nul_run > NUL_RUN_MAX)
+		return kg_fail_at(err, (int64_t)(in->offset - in->nul_run),
+				  "more than %u MiB of NUL bytes in a row: not a log", NUL_RUN_MAX >> 20);
+	return r;
+}
+
 int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 {
 	kg_error e = {0};
@@ -1426,6 +1470,11 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 	sc.name = src->name;
 	sc.first_incident = rep->nincidents;
 	sc.step = sc.epoch = KG_NONE;
+	/* envelopes (container, shipper, scheduler) are decided once per input
+	 * from its head, so the loop below is the same for plain text */
+	unsigned env_mask = kg_envelope_sniff(src);
+	kg_envelope *env = env_mask ? kg_envelope_new(env_mask) : NULL;
+	scan_input in = {.src = src, .env = env, .nul_watch = memchr(src->head, 0, src->headlen) != NULL};
 
 	reader rd;
 	memset(&rd, 0, sizeof rd);
@@ -1443,7 +1492,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 			want = BUF_CHUNK;
 		size_t got = 0;
 		while (got < want) {
-			ssize_t r = kg_source_read(src, rd.buf + rd.len + got, want - got, err);
+			ssize_t r = scan_read(&in, rd.buf + rd.len + got, want - got, err);
 			if (r < 0) {
 				rc = -1;
 				rd.eof = true;
@@ -1474,7 +1523,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 				rd.len = rd.pos + KG_MAX_LINE + 1;
 				char tmp[65536];
 				for (;;) {
-					ssize_t r = kg_source_read(src, tmp, sizeof tmp, err);
+					ssize_t r = scan_read(&in, tmp, sizeof tmp, err);
 					if (r <= 0) {
 						if (r < 0)
 							rc = -1;
@@ -1506,6 +1555,18 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,
 			       sc.truncated_lines == 1 ? "" : "s", KG_MAX_LINE, KG_MAX_LINE);
+	if (env)
+		kg_report_note(rep, "%s: read as %s", sc.name, kg_envelope_name(env_mask));
+	if (in.nul_watch && !in.saw_text && rc == 0)
+		kg_report_note(rep, "%s: only NUL bytes (a crash or copytruncate hole): no log text", sc.name);
+	if (src->trailing_at >= 0)
+		kg_report_note(rep, "%s: byte %lld: plain text after the gzip data; read as text too",
+			       sc.name, (long long)src->trailing_at);
+	if (src->shrunk_to >= 0)
+		kg_report_note(rep, "%s: the file shrank while it was read (%lld bytes when opened, %lld at the end); "
+			       "read to its end (%lld bytes)", sc.name, (long long)src->file_size,
+			       (long long)src->shrunk_to, (long long)src->bytes_read);
+	kg_envelope_free(env);
 	free(rd.buf);
 	kg_buf_free(&win);
 	scanner_free(&sc);

@@ -39,11 +39,14 @@ one_line_3() { # name file
 	fi
 }
 head -c 4096 /dev/urandom >"$tmp/random.bin"; one_line_3 "binary file" "$tmp/random.bin"
-: >"$tmp/empty.log"; one_line_3 "empty file" "$tmp/empty.log"
 mkdir "$tmp/dir"; one_line_3 "directory" "$tmp/dir"
 one_line_3 "missing file" "$tmp/does-not-exist.log"
 printf 'PK\003\004rest of a zip' >"$tmp/model.pt"; one_line_3 "torch.save zip archive" "$tmp/model.pt"
-head -c 4096 /dev/zero >"$tmp/zeros"; one_line_3 "NUL bytes only" "$tmp/zeros"
+# issue 13: an empty file and a file of NULs (a crash hole) are not errors
+: >"$tmp/empty.log"; "$exe" "$tmp/empty.log" >"$tmp/o" 2>&1
+check "empty file → exit 0 with a note" "[ $? = 0 ] && grep -q 'empty.log: no log text' $tmp/o" "$(cat $tmp/o)"
+head -c 4096 /dev/zero >"$tmp/zeros"; "$exe" "$tmp/zeros" >"$tmp/o" 2>&1
+check "NUL bytes only → exit 0 with a note" "[ $? = 0 ] && grep -q 'zeros: only NUL bytes' $tmp/o" "$(cat $tmp/o)"
 # regression: random bytes behind a '{' were taken for JSON and read whole
 { printf '{'; head -c 200000 /dev/urandom; } >"$tmp/brace.bin"; one_line_3 "random bytes starting with {" "$tmp/brace.bin"
 if [ "$(id -u)" != 0 ]; then
