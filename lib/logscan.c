@@ -302,7 +302,9 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 				const char *c = br - 1;
 				while (c > s && isdig(*c))
 					c--;
-				if (*c == ':')
+				/* XLA's own sources (jaxlib's external/xla/) stay: the
+				 * path tells its BFC allocator lines from TensorFlow's */
+				if (*c == ':' && !memmem(s, (size_t)(br - s), "external/xla/", 13))
 					return skip_sp(s, n, (size_t)(br - s) + 1);
 			}
 		}
@@ -339,6 +341,34 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 	return 0;
 }
 
+/* `[rankN]:` after a one-word prefix the loop does not know (`worker0: `,
+ * `node-3 `) or inside a list item (`* `, `  - `): within the first 48
+ * bytes. Returns the length up to the line after it (0 = none). */
+static size_t rank_after_prefix(const char *s, size_t n, int64_t *rank)
+{
+	size_t lim = n < 48 ? n : 48;
+	const char *p = memmem(s, lim, " [rank", 6);
+	if (!p)
+		return 0;
+	/* one word before it (and leading blanks): "step 5 [rank0]:" is not
+	 * a prefix */
+	size_t w = 0;
+	while (s + w < p && s[w] == ' ')
+		w++;
+	if (memchr(s + w, ' ', (size_t)(p - s) - w))
+		return 0;
+	size_t i = (size_t)(p - s) + 6;
+	size_t d = digits(s, n, i, 0);
+	if (!d || d > 7 || i + d + 1 >= n || s[i + d] != ']' || s[i + d + 1] != ':')
+		return 0;
+	int64_t v = 0;
+	for (size_t t = i; t < i + d; t++)
+		v = v * 10 + (s[t] - '0');
+	*rank = v;
+	i += d + 2;
+	return i < n && s[i] == ' ' ? i + 1 : i;
+}
+
 size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
 {
 	n = strip_ansi(line, n);
@@ -349,6 +379,8 @@ size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
 			break;
 		off += k;
 	}
+	if (*rank == KG_NONE && n - off > 8)
+		off += rank_after_prefix(line + off, n - off, rank);
 	if (off) {
 		memmove(line, line + off, n - off);
 		n -= off;
@@ -884,13 +916,20 @@ static void summary_start(scanner *sc, const char *s, size_t n, long line)
 			memcpy(tmp, p, m);
 			int64_t r = KG_NONE;
 			m = kg_strip_noise(tmp, m, &r);
-			if (m > 4 && !memcmp(tmp, "|===", 4)) {
-				kg_buf_append(&sc->summary, tmp, m);
+			size_t ind = 0;
+			while (ind < m && (tmp[ind] == ' ' || tmp[ind] == '\t'))
+				ind++;
+			if (m - ind > 4 && !memcmp(tmp + ind, "|===", 4)) {
+				kg_buf_append(&sc->summary, tmp + ind, m - ind);
 				kg_buf_putc(&sc->summary, '\n');
 				sc->summary_line = line - 1;
 				sc->summary_rules = 1;
 			}
 		}
+	}
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
 	}
 	kg_buf_append(&sc->summary, s, n);
 	kg_buf_putc(&sc->summary, '\n');
@@ -967,10 +1006,15 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 	size_t n = L->text.len;
 
 	if (sc->summary_active) {
-		if (n && s[0] == '|') {
-			kg_buf_append(&sc->summary, s, n);
+		/* a table may be indented (printed inside a block): the rows
+		 * are read without their indentation */
+		size_t ind = 0;
+		while (ind < n && (s[ind] == ' ' || s[ind] == '\t'))
+			ind++;
+		if (ind < n && s[ind] == '|') {
+			kg_buf_append(&sc->summary, s + ind, n - ind);
 			kg_buf_putc(&sc->summary, '\n');
-			if (n > 4 && !memcmp(s, "|===", 4) && ++sc->summary_rules >= 3)
+			if (n - ind > 4 && !memcmp(s + ind, "|===", 4) && ++sc->summary_rules >= 3)
 				summary_finish(sc);
 			return;
 		}

@@ -562,7 +562,13 @@ static void test_nccl(void)
 	kg_oom o;
 	const char *t = "node1:1234:1300 [0] include/alloc.h:48 NCCL WARN Cuda failure 'out of memory'";
 	if (must_parse(t, &o, "nccl warn")) {
-		head(&o, "nccl warn", "nccl", NULL, "cuda", NONE);
+		/* the device is NCCL's "[N]" (issue 13) */
+		head(&o, "nccl warn", "nccl", NULL, "cuda", 0);
+		kg_oom_free(&o);
+	}
+	t = "node7:4242:4301 [3] NCCL WARN Cuda failure 'out of memory'";
+	if (must_parse(t, &o, "nccl warn [3]")) {
+		head(&o, "nccl warn [3]", "nccl", NULL, "cuda", 3);
 		kg_oom_free(&o);
 	}
 	t = "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"
@@ -574,6 +580,67 @@ static void test_nccl(void)
 	}
 	not_oom("ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"
 	        "Cuda failure 'invalid device ordinal'", "NCCL CUDA failure other than OOM");
+}
+
+/* Messages found missing on real logs (issue 13). */
+static void test_issue13(void)
+{
+	kg_oom o;
+	const char *t = "RuntimeError: cublas runtime error : resource allocation failed at "
+			"/pytorch/aten/src/THC/THCGeneral.cpp:250";
+	if (must_parse(t, &o, "THC cublas")) {
+		head(&o, "THC cublas", "cublas", "pytorch", "cuda", NONE);
+		TAP_EQ_STR(o.status, "CUBLAS_STATUS_ALLOC_FAILED", "THC cublas status");
+		TAP_EQ_I64(o.end, strlen(t), "THC cublas: the whole message");
+		kg_oom_free(&o);
+	}
+	t = "RuntimeError: cuDNN error: Resource allocation failed inside the cuDNN library.";
+	if (must_parse(t, &o, "cuDNN alloc text")) {
+		head(&o, "cuDNN alloc text", "cudnn", "pytorch", "cuda", NONE);
+		TAP_EQ_STR(o.status, "CUDNN_STATUS_ALLOC_FAILED", "cuDNN alloc text status");
+		kg_oom_free(&o);
+	}
+	t = "RuntimeError: Unable to find a valid cuDNN algorithm to run convolution";
+	if (must_parse(t, &o, "no cuDNN algorithm")) {
+		head(&o, "no cuDNN algorithm", "cudnn", "pytorch", "cuda", NONE);
+		TAP_EQ_STR(o.kind, "oom-suspected", "no cuDNN algorithm: its own kind");
+		kg_oom_free(&o);
+	}
+	t = "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
+	    "CUBLAS failure 3: the resource allocation failed ; GPU=2 ; hostname=n1 ; "
+	    "expr=cublasCreate(&cublas_handle_);";
+	if (must_parse(t, &o, "CUBLAS failure 3")) {
+		head(&o, "CUBLAS failure 3", "cublas", "onnxruntime", "cuda", 2);
+		TAP_EQ_STR(o.status, "CUBLAS_STATUS_ALLOC_FAILED", "CUBLAS failure 3 status");
+		kg_oom_free(&o);
+	}
+	not_oom("CUBLAS failure 13: the resource allocation failed", "CUBLAS failure other than 3");
+	t = "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of "
+	    "memory in memory space hbm. Used 35.83G of 31.25G hbm. Exceeded hbm capacity by 4.59G.";
+	if (must_parse(t, &o, "XLA:TPU hbm")) {
+		head(&o, "XLA:TPU hbm", "jax", "jax", "tpu", NONE);
+		TAP_OK(kg_size_known(o.mem.total_capacity) &&
+		       kg_size_near(o.mem.total_capacity, kg_size_exact(33554432000LL)), "XLA:TPU hbm capacity 31.25G");
+		TAP_EQ_I64(o.end, strlen(t), "XLA:TPU hbm: the whole message");
+		kg_oom_free(&o);
+	}
+	t = "torch_xla: RuntimeError: Ran out of memory in memory space vmem. It should not be possible";
+	if (must_parse(t, &o, "XLA vmem")) {
+		head(&o, "XLA vmem", "jax", "torch_xla", "tpu", NONE);
+		kg_oom_free(&o);
+	}
+	t = "W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_0_bfc) ran out of "
+	    "memory trying to allocate 3.39GiB (rounded to 3640655872)requested by op";
+	if (must_parse(t, &o, "XLA BFC under external/xla")) {
+		head(&o, "XLA BFC under external/xla", "jax", "jax", "cuda", 0);
+		kg_oom_free(&o);
+	}
+	t = "RuntimeError: No executable batch size found, reached zero.";
+	if (must_parse(t, &o, "accelerate batch finder")) {
+		head(&o, "accelerate batch finder", "other", "pytorch", NULL, NONE);
+		TAP_EQ_STR(o.kind, "oom", "accelerate batch finder kind");
+		kg_oom_free(&o);
+	}
 }
 
 static void test_tensorflow(void)
@@ -832,6 +899,7 @@ int main(void)
 	test_jax();
 	test_mps();
 	test_ggml();
+	test_issue13();
 	test_negative_and_window();
 	kg_oom_fini();
 	kg_oom o;
