@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "source.h"
 #include "util.h"
@@ -66,6 +67,20 @@ const char *kg_envelope_name(unsigned mask);
  * as kg_source_read. Memory stays bounded: at most KG_ENV_MAX_LINE bytes of
  * one line are held. */
 ssize_t kg_envelope_read(kg_envelope *env, kg_source *src, void *buf, size_t n, kg_error *err);
+
+/* The time stamp the envelope gave decoded line `line` (1-based, counting
+ * the lines kg_envelope_read has handed out or buffered): Docker's "time",
+ * a JSON line's "time" / "timestamp" / "@timestamp" / "ts" (RFC 3339) or
+ * journald's "__REALTIME_TIMESTAMP" (µs since the epoch, printed as
+ * RFC 3339 UTC), CRI's and journalctl short-iso's leading time. NULL when
+ * the line had none or is more than KG_ENV_TIME_LINES lines back. */
+#define KG_ENV_TIME_LINES 32768
+const char *kg_envelope_time(const kg_envelope *env, long line);
+
+/* Nanoseconds since 1970-01-01 UTC of an RFC 3339 / ISO 8601 time at s
+ * (`YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|±HH[:]MM]`, no zone read as UTC), or
+ * KG_NONE when s does not start with one. */
+int64_t kg_time_ns(const char *s);
 
 /* Decodes one line s[0..n) (no '\n') with the decoders in mask, appending
  * the text (and '\n' after each line it holds) to out. Returns the decoder

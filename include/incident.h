@@ -95,6 +95,9 @@ typedef struct kg_incident {
 	                             torch7, or NULL */
 	char *path;               /* input display name ("-" → "<stdin>") */
 	long line;                /* 1-based line of the message's first line */
+	char time[40];            /* that line's time stamp as printed (RFC 3339 /
+	                             ISO 8601: a log prefix, or the envelope's,
+	                             envelope.h), "" when it has none */
 	const char *device_type;  /* cuda, hip, xpu, npu, mlu, musa, mps, cpu,
 	                             tpu, or NULL */
 	int64_t device_index;     /* KG_NONE when not stated */

@@ -11,6 +11,8 @@
 #include "diagnose.h"
 #include "calc.h"
 #include "config.h"
+#include "envelope.h"
+#include "inputs.h"
 #include "facts.h"
 #include "logfacts.h"
 #include "logscan.h"
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct run {
@@ -61,8 +64,11 @@ static int add_config(run *R, const char *path, kg_error *err)
 	return 0;
 }
 
-/* One input: returns 0, or -1 with err filled. */
-static int one_input(run *R, const char *path, kg_error *err)
+/* One input: returns 0, or -1 with err filled. path_rank (KG_NONE: none)
+ * is the rank its path names, for incidents whose lines name none; in_dir:
+ * a file found in a directory, where what is not text is skipped with a
+ * note instead of failing the run. */
+static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, kg_error *err)
 {
 	const kg_options *opt = R->opt;
 	kg_report *rep = R->rep;
@@ -84,6 +90,9 @@ static int one_input(run *R, const char *path, kg_error *err)
 		kg_log_facts_init(&R->lfs[R->nlogs]);
 		R->logs_first[R->nlogs] = rep->nincidents;
 		rc = kg_scan_log(&src, rep, &R->lfs[R->nlogs], err);
+		for (size_t i = R->logs_first[R->nlogs]; i < rep->nincidents && path_rank != KG_NONE; i++)
+			if (rep->incidents[i].rank == KG_NONE)
+				rep->incidents[i].rank = path_rank;
 		R->nlogs++;
 		R->logs_first[R->nlogs] = rep->nincidents;
 		add_input(rep, &src, kind);
@@ -100,11 +109,15 @@ static int one_input(run *R, const char *path, kg_error *err)
 		kg_report_note(rep, "%s: no log text (the input is empty)", src.name);
 		break;
 	case KG_KIND_BINARY:
-		rc = kg_fail_at(err, 0, "binary data: not a text log, allocator snapshot, JSON or YAML config");
-		break;
 	case KG_KIND_ZIP:
-		rc = kg_fail_at(err, 0, "a zip archive (torch.save output?); write the snapshot with "
-				"torch.cuda.memory._dump_snapshot() instead");
+		if (in_dir)
+			kg_report_note(rep, "%s: skipped: %s, not a log", src.name,
+				       kind == KG_KIND_ZIP ? "a zip archive" : "binary data");
+		else if (kind == KG_KIND_BINARY)
+			rc = kg_fail_at(err, 0, "binary data: not a text log, allocator snapshot, JSON or YAML config");
+		else
+			rc = kg_fail_at(err, 0, "a zip archive (torch.save output?); write the snapshot with "
+					"torch.cuda.memory._dump_snapshot() instead");
 		break;
 	case KG_KIND_PICKLE:
 	case KG_KIND_JSON:
@@ -128,14 +141,86 @@ static int one_input(run *R, const char *path, kg_error *err)
 	return rc;
 }
 
-static void first_failed_rank(kg_report *rep)
+/* The rank that failed first: by the incidents' time stamps where those
+ * with a rank have them; else, for logs in several files (whose reading
+ * order says nothing of time), torchelastic's root-cause rank; else the
+ * first in reading order. With logs in several files and more than one
+ * rank, a note names the order. */
+static void first_failed_rank(kg_report *rep, size_t nlogs)
 {
-	for (size_t i = 0; i < rep->nincidents; i++) {
-		if (rep->incidents[i].rank != KG_NONE) {
-			rep->first_failed_rank = rep->incidents[i].rank;
-			return;
+	size_t n = rep->nincidents, *order = kg_malloc((n + 1) * sizeof *order), k = 0;
+	bool timed = true;
+	for (size_t i = 0; i < n; i++) {
+		if (rep->incidents[i].rank == KG_NONE)
+			continue;
+		timed &= kg_time_ns(rep->incidents[i].time) != KG_NONE;
+		order[k++] = i;
+	}
+	/* insertion sort by time (stable: reading order breaks ties) */
+	for (size_t a = 1; timed && a < k; a++) {
+		size_t x = order[a], b = a;
+		int64_t t = kg_time_ns(rep->incidents[x].time);
+		while (b > 0 && kg_time_ns(rep->incidents[order[b - 1]].time) > t) {
+			order[b] = order[b - 1];
+			b--;
+		}
+		order[b] = x;
+	}
+	if (k && (timed || nlogs < 2 || rep->root_cause_rank == KG_NONE))
+		rep->first_failed_rank = rep->incidents[order[0]].rank;
+	else if (k)
+		rep->first_failed_rank = rep->root_cause_rank;
+	if (nlogs >= 2 && k) {
+		kg_buf b = {0};
+		int64_t seen[16];
+		size_t ns = 0;
+		for (size_t j = 0; j < k && ns < 16; j++) {
+			const kg_incident *inc = &rep->incidents[order[j]];
+			bool dup = false;
+			for (size_t q = 0; q < ns; q++)
+				dup |= seen[q] == inc->rank;
+			if (dup || (j == 0 && !timed && inc->rank != rep->first_failed_rank))
+				continue;
+			seen[ns++] = inc->rank;
+			kg_buf_printf(&b, "%s rank %lld (%s:%ld%s%s)", ns == 1 ? "" : ",", (long long)inc->rank,
+				      inc->path, inc->line, inc->time[0] ? ", " : "", inc->time);
+		}
+		if (ns >= 2)
+			kg_report_note(rep, "ranks failed in this order (%s):%s",
+				       timed ? "by time stamp" : rep->root_cause_rank != KG_NONE
+				       ? "the root cause first, then reading order" : "reading order; the lines have no time stamps",
+				       b.data);
+		kg_buf_free(&b);
+	}
+	free(order);
+}
+
+/* One path from the command line: a directory is every file under it
+ * (inputs.c: reading order, ranks from the paths). Returns 0, or -1 with
+ * err and the failing file's name in failed. */
+static int one_path(run *R, const char *path, size_t npaths, kg_error *err, char *failed, size_t fn)
+{
+	struct stat st;
+	snprintf(failed, fn, "%s", strcmp(path, "-") ? path : "<stdin>");
+	if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return one_input(R, path, npaths > 1 ? kg_path_rank(path) : KG_NONE, false, err);
+	kg_input_file *fs;
+	size_t nf;
+	if (kg_dir_files(path, &fs, &nf, err) < 0)
+		return -1;
+	if (!nf)
+		kg_report_note(R->rep, "%s: no files in the directory", path);
+	int rc = 0;
+	for (size_t k = 0; k < nf; k++) {
+		kg_error e = {0};
+		if (one_input(R, fs[k].path, fs[k].rank, true, &e) < 0 && rc == 0) {
+			*err = e;
+			snprintf(failed, fn, "%s", fs[k].path);
+			rc = -1;
 		}
 	}
+	kg_input_files_free(fs, nf);
+	return rc;
 }
 
 /* Calculators that run before the rules, only where their inputs are known
@@ -363,10 +448,11 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 	bool config_failed = status != 0;
 	for (size_t i = 0; !config_failed && i < npaths; i++) {
 		kg_error e = {0};
-		if (one_input(&R, paths[i], &e) < 0)
-			FAIL(KG_STATUS_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
+		char failed[1024];
+		if (one_path(&R, paths[i], npaths, &e, failed, sizeof failed) < 0)
+			FAIL(KG_STATUS_INPUT, failed);
 	}
-	first_failed_rank(rep);
+	first_failed_rank(rep, R.nlogs);
 	/* no --config: a config the log names, if it is there (DESIGN §2) */
 	if (R.nconfigs == 0 && rep->echoed_config && rep->nincidents) {
 		if (access(rep->echoed_config, R_OK) == 0) {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define READ_CHUNK (64u << 10)
 
@@ -39,6 +40,10 @@ struct kg_envelope {
 	unsigned hi;           /* a high surrogate waiting for its low half */
 	bool started;          /* the first code unit (a BOM) has been seen */
 	unsigned char *tmp;
+	/* time stamps of the last KG_ENV_TIME_LINES decoded lines */
+	char (*times)[40];
+	long lines_out;        /* decoded lines so far */
+	char cur_time[40];     /* the time of the line being decoded */
 };
 
 static bool isdig(char c) { return c >= '0' && c <= '9'; }
@@ -201,7 +206,9 @@ static bool byte_array(const cJSON *a, kg_buf *b)
 
 /* JSON Lines: decodes one object; false when the line is not a JSON object
  * with a text field (nothing appended). */
-static bool json_line(const char *s, size_t n, kg_buf *out)
+static void json_time(const cJSON *o, char *tbuf);
+
+static bool json_line(const char *s, size_t n, kg_buf *out, char *tbuf)
 {
 	size_t i = 0;
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
@@ -226,6 +233,8 @@ static bool json_line(const char *s, size_t n, kg_buf *out)
 		else if (cJSON_IsArray(text) && !strcmp(fields[k], "MESSAGE"))
 			ok = byte_array(text, &bytes);
 	}
+	if (ok && tbuf)
+		json_time(o, tbuf);
 	if (ok) {
 		char prefix[32] = "";
 		const cJSON *rank = cJSON_GetObjectItemCaseSensitive(o, "rank");
@@ -247,29 +256,67 @@ static bool json_line(const char *s, size_t n, kg_buf *out)
 	return ok;
 }
 
+/* The time of a JSON log line (see kg_envelope_time) into tbuf. */
+static void json_time(const cJSON *o, char *tbuf)
+{
+	static const char *const fields[] = {"time", "timestamp", "@timestamp", "ts"};
+	for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, fields[k]);
+		if (cJSON_IsString(t) && rfc3339(t->valuestring, strlen(t->valuestring))) {
+			snprintf(tbuf, 40, "%s", t->valuestring);
+			return;
+		}
+	}
+	const cJSON *rt = cJSON_GetObjectItemCaseSensitive(o, "__REALTIME_TIMESTAMP");
+	if (cJSON_IsString(rt) && strlen(rt->valuestring) >= 7 && strlen(rt->valuestring) < 19 &&
+	    strspn(rt->valuestring, "0123456789") == strlen(rt->valuestring)) {
+		long long us = strtoll(rt->valuestring, NULL, 10);
+		time_t sec = (time_t)(us / 1000000);
+		struct tm tm;
+		if (gmtime_r(&sec, &tm) && tm.tm_year < 8000) {
+			size_t k = strftime(tbuf, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+			snprintf(tbuf + k, 40 - k, ".%06uZ", (unsigned)(us % 1000000));
+		}
+	}
+}
+
 /* Text inside an envelope: a JSON object (an application logging JSON
  * under a CRI or journal envelope) is decoded too. */
 static void put_text(kg_buf *out, const char *t, size_t n)
 {
-	if (n && t[0] == '{' && json_line(t, n, out))
+	if (n && t[0] == '{' && json_line(t, n, out, NULL))
 		return;
 	put_lines(out, NULL, t, n);
 }
 
-unsigned kg_envelope_decode_line(unsigned mask, const char *s, size_t n, kg_buf *out)
+/* Copies the leading RFC 3339 time of s (length k) into tbuf. */
+static void lead_time(const char *s, size_t n, char *tbuf)
+{
+	size_t k = rfc3339(s, n);
+	if (tbuf && k && k < 40) {
+		memcpy(tbuf, s, k);
+		tbuf[k] = '\0';
+	}
+}
+
+/* kg_envelope_decode_line, with the line's time into tbuf (40 bytes, left
+ * alone when there is none) when tbuf is not NULL. */
+static unsigned decode(unsigned mask, const char *s, size_t n, kg_buf *out, char *tbuf)
 {
 	size_t k;
 	bool partial;
 	long task;
 	if (!n)
 		return 0;
-	if ((mask & KG_ENV_JSON) && (s[0] == '{' || s[0] == ' ') && json_line(s, n, out))
+	if ((mask & KG_ENV_JSON) && (s[0] == '{' || s[0] == ' ') && json_line(s, n, out, tbuf))
 		return KG_ENV_JSON;
 	if ((mask & KG_ENV_CRI) && isdig(s[0]) && (k = cri_prefix(s, n, &partial)) != 0) {
+		lead_time(s, n, tbuf);
 		put_text(out, s + k, n - k);
 		return KG_ENV_CRI;
 	}
 	if ((mask & KG_ENV_JOURNAL) && (k = journal_prefix(s, n)) != 0) {
+		lead_time(s, n, tbuf);
 		put_text(out, s + k, n - k);
 		return KG_ENV_JOURNAL;
 	}
@@ -282,6 +329,11 @@ unsigned kg_envelope_decode_line(unsigned mask, const char *s, size_t n, kg_buf 
 		return KG_ENV_SLURM;
 	}
 	return 0;
+}
+
+unsigned kg_envelope_decode_line(unsigned mask, const char *s, size_t n, kg_buf *out)
+{
+	return decode(mask, s, n, out, NULL);
 }
 
 /* ------------------------------------------------------------ UTF-16 */
@@ -454,6 +506,7 @@ kg_envelope *kg_envelope_new(unsigned mask)
 	kg_envelope *env = kg_calloc(1, sizeof *env);
 	env->mask = mask;
 	env->tmp = kg_malloc(READ_CHUNK);
+	env->times = kg_calloc(KG_ENV_TIME_LINES, sizeof *env->times);
 	return env;
 }
 
@@ -465,8 +518,11 @@ void kg_envelope_free(kg_envelope *env)
 	kg_buf_free(&env->out);
 	kg_buf_free(&env->part);
 	free(env->tmp);
+	free(env->times);
 	free(env);
 }
+
+static void stamp(kg_envelope *env, size_t from, const char *t);
 
 /* Ends a run of CRI `P` pieces with no `F` piece after them: the joined
  * text is one line. */
@@ -474,15 +530,31 @@ static void flush_part(kg_envelope *env)
 {
 	if (!env->npart)
 		return;
+	size_t from = env->out.len;
 	put_text(&env->out, env->part.data ? env->part.data : "", env->part.len);
+	stamp(env, from, "");
 	kg_buf_reset(&env->part);
 	env->npart = 0;
+}
+
+/* Records the time of every line appended to out since it held `from`
+ * bytes. */
+static void stamp(kg_envelope *env, size_t from, const char *t)
+{
+	for (const char *p = env->out.data + from; p && p < env->out.data + env->out.len;) {
+		const char *nl = memchr(p, '\n', (size_t)(env->out.data + env->out.len - p));
+		if (!nl)
+			break;
+		snprintf(env->times[env->lines_out % KG_ENV_TIME_LINES], 40, "%s", t);
+		env->lines_out++;
+		p = nl + 1;
+	}
 }
 
 static void one_line(kg_envelope *env, const char *s, size_t n)
 {
 	bool partial = false;
-	size_t k;
+	size_t k, from = env->out.len;
 	if ((env->mask & KG_ENV_CRI) && n && isdig(s[0]) && (k = cri_prefix(s, n, &partial)) != 0) {
 		size_t room = env->part.len < KG_ENV_MAX_LINE ? KG_ENV_MAX_LINE - env->part.len : 0;
 		size_t take = n - k < room ? n - k : room;
@@ -492,14 +564,20 @@ static void one_line(kg_envelope *env, const char *s, size_t n)
 			env->npart = 0;
 			put_text(&env->out, env->part.data ? env->part.data : "", env->part.len);
 			kg_buf_reset(&env->part);
+			char t[40] = "";
+			lead_time(s, n, t);
+			stamp(env, from, t);
 		}
 		return;
 	}
 	flush_part(env);
-	if (!kg_envelope_decode_line(env->mask, s, n, &env->out)) {
+	from = env->out.len;
+	char t[40] = "";
+	if (!decode(env->mask, s, n, &env->out, t)) {
 		kg_buf_append(&env->out, s, n);
 		kg_buf_putc(&env->out, '\n');
 	}
+	stamp(env, from, t);
 }
 
 /* Decodes the complete lines in raw (and, at the end, the rest). */
@@ -511,9 +589,12 @@ static void process_raw(kg_envelope *env, bool final)
 		const char *nl = memchr(s, '\n', avail);
 		if (!nl) {
 			if (final) {
-				if (env->passthrough)
+				if (env->passthrough) {
+					size_t from = env->out.len;
 					kg_buf_append(&env->out, s, avail);
-				else
+					kg_buf_putc(&env->out, '\n');
+					stamp(env, from, "");
+				} else
 					one_line(env, s, avail);
 				env->raw_pos = env->raw.len;
 			} else if (avail > KG_ENV_MAX_LINE || env->passthrough) {
@@ -527,7 +608,9 @@ static void process_raw(kg_envelope *env, bool final)
 		}
 		size_t len = (size_t)(nl - s);
 		if (env->passthrough) {
+			size_t from = env->out.len;
 			kg_buf_append(&env->out, s, len + 1);
+			stamp(env, from, "");
 			env->passthrough = false;
 		} else {
 			one_line(env, s, len);
@@ -576,8 +659,10 @@ ssize_t kg_envelope_read(kg_envelope *env, kg_source *src, void *buf, size_t n, 
 			process_raw(env, false);
 		} else {
 			/* transcoding only: hand the text out as it is */
+			size_t from = env->out.len;
 			kg_buf_append(&env->out, env->raw.data, env->raw.len);
 			kg_buf_reset(&env->raw);
+			stamp(env, from, "");
 		}
 	}
 	size_t k = env->out.len - env->out_pos;
@@ -586,4 +671,54 @@ ssize_t kg_envelope_read(kg_envelope *env, kg_source *src, void *buf, size_t n, 
 	memcpy(buf, env->out.data + env->out_pos, k);
 	env->out_pos += k;
 	return (ssize_t)k;
+}
+
+const char *kg_envelope_time(const kg_envelope *env, long line)
+{
+	if (!env || line < 1 || line > env->lines_out || env->lines_out - line >= KG_ENV_TIME_LINES)
+		return NULL;
+	const char *t = env->times[(line - 1) % KG_ENV_TIME_LINES];
+	return *t ? t : NULL;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's
+ * days_from_civil). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int64_t kg_time_ns(const char *s)
+{
+	size_t n = strnlen(s, 64);
+	if (n < 19 || ndigits(s, n, 0) != 4 || s[4] != '-' || ndigits(s, n, 5) != 2 || s[7] != '-' ||
+	    ndigits(s, n, 8) != 2 || (s[10] != 'T' && s[10] != ' ') || ndigits(s, n, 11) != 2 ||
+	    s[13] != ':' || ndigits(s, n, 14) != 2 || s[16] != ':' || ndigits(s, n, 17) != 2)
+		return KG_NONE;
+	int64_t y = strtol(s, NULL, 10);
+	unsigned mo = (unsigned)strtol(s + 5, NULL, 10), d = (unsigned)strtol(s + 8, NULL, 10);
+	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+		return KG_NONE;
+	int64_t sec = days_from_civil(y, mo, d) * 86400 + strtol(s + 11, NULL, 10) * 3600 +
+		      strtol(s + 14, NULL, 10) * 60 + strtol(s + 17, NULL, 10);
+	int64_t ns = 0;
+	size_t i = 19;
+	if (i < n && (s[i] == '.' || s[i] == ',')) {
+		size_t dd = ndigits(s, n, i + 1);
+		for (size_t k = 0; k < 9; k++)
+			ns = ns * 10 + (k < dd ? s[i + 1 + k] - '0' : 0);
+		i += 1 + dd;
+	}
+	if (i < n && (s[i] == '+' || s[i] == '-') && ndigits(s, n, i + 1) >= 2) {
+		int64_t off = (s[i + 1] - '0') * 10 + (s[i + 2] - '0');
+		size_t j = i + 3 + (i + 3 < n && s[i + 3] == ':');
+		int64_t mins = ndigits(s, n, j) >= 2 ? (s[j] - '0') * 10 + (s[j + 1] - '0') : 0;
+		sec -= (s[i] == '+' ? 1 : -1) * (off * 3600 + mins * 60);
+	}
+	return sec * 1000000000 + ns;
 }

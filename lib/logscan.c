@@ -43,6 +43,7 @@ struct reader;
 
 typedef struct scanner {
 	kg_report *rep;
+	kg_envelope *env;        /* the input's envelope decoder, or NULL */
 	kg_log_facts *lf;        /* readings and parallelism hints, or NULL */
 	struct reader *rd;       /* the buffer, for lazy context */
 	size_t cur_off;          /* offset in it of the line being processed */
@@ -768,6 +769,28 @@ static void add_followup(kg_incident *inc, const char *kind, long line, const ch
 }
 
 static void resolve_context(scanner *sc, bool phase);
+static const char *raw_line(const scanner *sc);
+
+/* The time stamp of the line being processed: its envelope's, or an ISO
+ * time at the start of the raw line (alone or in "[…]"), into t[40]. */
+static void line_time(scanner *sc, long lineno, char *t)
+{
+	const char *et = sc->env ? kg_envelope_time(sc->env, lineno) : NULL;
+	if (et) {
+		snprintf(t, 40, "%s", et);
+		return;
+	}
+	const char *s = raw_line(sc);
+	size_t n = sc->cur_end > sc->cur_off ? sc->cur_end - sc->cur_off : 0;
+	if (!s)
+		return;
+	size_t i = (n && s[0] == '[') ? 1 : 0;
+	size_t k = iso_timestamp(s + i, n - i);
+	if (k >= 19 && k < 40) {
+		memcpy(t, s + i, k);
+		t[k] = '\0';
+	}
+}
 
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
@@ -788,6 +811,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	o->status = NULL;
 	inc.path = kg_strdup(sc->name);
 	inc.line = L->lineno;
+	line_time(sc, L->lineno, inc.time);
 	inc.rank = L->rank;
 	inc.step = sc->step;
 	inc.epoch = sc->epoch;
@@ -1341,6 +1365,12 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 	process(sc, sc->tb_active ? A_ALL : cls, win);
 }
 
+/* The raw bytes of the line being processed (in the reader's buffer). */
+static const char *raw_line(const scanner *sc)
+{
+	return sc->rd ? sc->rd->buf + sc->cur_off : NULL;
+}
+
 static void resolve_context(scanner *sc, bool phase)
 {
 	resolve_counters(sc, sc->rd);
@@ -1518,6 +1548,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 	 * from its head, so the loop below is the same for plain text */
 	unsigned env_mask = kg_envelope_sniff(src);
 	kg_envelope *env = env_mask ? kg_envelope_new(env_mask) : NULL;
+	sc.env = env;
 	scan_input in = {.src = src, .env = env, .nul_watch = memchr(src->head, 0, src->headlen) != NULL};
 
 	reader rd;

@@ -3,7 +3,8 @@
 (Docker json-file, JSON Lines of a log shipper, journalctl -o json and
 short-iso, Kubernetes CRI with a line split into `P` pieces, Slurm
 `srun --label`, UTF-16 LE/BE with a BOM) must give the same JSON incidents
-(kind, message, memory, frames, phase, device, step) as the plain log.
+(kind, message, memory, frames, phase, device, step) as the plain log,
+and the envelopes that carry a time stamp put it on the incident.
   test_envelopes.py EXE LOGDIR
 Prints TAP."""
 import json
@@ -36,7 +37,8 @@ def incidents(path):
     if p.returncode != 0:
         return None, p.stderr.decode(errors="replace")
     d = json.loads(p.stdout)
-    return [{k: i.get(k) for k in KEYS} | {"rank": i.get("rank"), "line": i["location"]["line"]}
+    return [{k: i.get(k) for k in KEYS} | {"rank": i.get("rank"), "line": i["location"]["line"],
+                                            "time": i.get("time")}
             for i in d["incidents"]], d
 
 
@@ -95,6 +97,13 @@ with tempfile.TemporaryDirectory() as tmp:
                 continue
             w = [dict(i) for i in want]
             g = [dict(i) for i in got]
+            # the envelope's time stamp is kept on the incident
+            timed = kind in ("docker", "jsonl", "journal-json", "journal", "cri")
+            tap(all((i["time"] is not None) == timed for i in g) and len(g) > 0,
+                f"{name} as {kind}: incidents {'have' if timed else 'have no'} time stamp",
+                [i["time"] for i in g])
+            for i in w + g:
+                i.pop("time")
             # one labelled line is not enough to call a log Slurm's
             labelled = kind != "slurm" or len(lines) >= 2
             if kind == "slurm" and labelled:
