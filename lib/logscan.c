@@ -784,7 +784,14 @@ static void line_time(scanner *sc, long lineno, char *t)
 	size_t n = sc->cur_end > sc->cur_off ? sc->cur_end - sc->cur_off : 0;
 	if (!s)
 		return;
-	size_t i = (n && s[0] == '[') ? 1 : 0;
+	size_t i = 0;
+	if (n > 8 && !memcmp(s, "[rank", 5)) {
+		/* after a rank label (srun --label, decoded by envelope.c) */
+		const char *e = memchr(s, ']', n < 16 ? n : 16);
+		i = e && (size_t)(e - s) + 2 < n && e[1] == ':' ? (size_t)(e - s) + 2 + (e[2] == ' ') : 0;
+	}
+	if (i < n && s[i] == '[')
+		i++;
 	size_t k = iso_timestamp(s + i, n - i);
 	if (k >= 19 && k < 40) {
 		memcpy(t, s + i, k);
