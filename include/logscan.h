@@ -24,6 +24,8 @@ struct kg_log_facts;
 int kg_scan_log(kg_source *src, kg_report *rep, struct kg_log_facts *lf, kg_error *err);
 
 /* Removes noise prefixes from one line in place (ANSI escapes anywhere;
+ * leading NUL bytes, what a crash or copytruncate hole leaves before the
+ * text the writer went on with;
  * GitHub Actions and other timestamps, Python logging prefixes, `[rankN]:`,
  * `rank N:`, `[defaultN]:`, compose `svc-1  | `, `SUBPROCESS: `, a "# "
  * comment marker) and

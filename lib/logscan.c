@@ -374,6 +374,10 @@ size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
 {
 	n = strip_ansi(line, n);
 	size_t off = 0;
+	/* a crash or copytruncate hole: the text after a run of NULs is the
+	 * line the writer went on with */
+	while (off < n && line[off] == '\0')
+		off++;
 	for (int iter = 0; iter < 8 && off < n; iter++) {
 		size_t k = one_prefix(line + off, n - off, rank);
 		if (k == 0)
