@@ -59,6 +59,10 @@ unsigned kg_envelope_sniff(const kg_source *src);
 kg_envelope *kg_envelope_new(unsigned mask);
 void kg_envelope_free(kg_envelope *env);
 
+/* After kg_envelope_read returned 0 (end of one file), lets it read the
+ * next file of the same log (kg_scan_logs). */
+void kg_envelope_next_input(kg_envelope *env);
+
 /* Human name of a mask for notes, e.g. "Docker json-file / JSON Lines". */
 const char *kg_envelope_name(unsigned mask);
 

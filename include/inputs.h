@@ -14,6 +14,7 @@
 #ifndef KG_INPUTS_H
 #define KG_INPUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "util.h"
@@ -36,6 +37,11 @@ typedef struct kg_input_file {
 int kg_dir_files(const char *dir, kg_input_file **files, size_t *n, kg_error *err);
 
 void kg_input_files_free(kg_input_file *files, size_t n);
+
+/* True when a and b are copies of one rotated log: the same directory and
+ * the same name once a ".N" or ".N.gz" rotation suffix is taken off
+ * (train.log.2.gz, train.log.1, train.log). */
+bool kg_same_rotation(const char *a, const char *b);
 
 /* The rank a path names, or KG_NONE: a component containing "rank" (any
  * case) followed by an optional '-', '_' or '.' and digits, or a torchrun

@@ -64,6 +64,50 @@ static int add_config(run *R, const char *path, kg_error *err)
 	return 0;
 }
 
+/* One log, in one file or several read as one stream (kg_scan_logs), with
+ * its log facts; path_rank for incidents whose lines name no rank. */
+static int scan_logs(run *R, kg_source **srcs, size_t n, int64_t path_rank, kg_error *err)
+{
+	kg_report *rep = R->rep;
+	R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
+	R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
+	kg_log_facts_init(&R->lfs[R->nlogs]);
+	R->logs_first[R->nlogs] = rep->nincidents;
+	int rc = kg_scan_logs(srcs, n, rep, &R->lfs[R->nlogs], err);
+	for (size_t i = R->logs_first[R->nlogs]; i < rep->nincidents && path_rank != KG_NONE; i++)
+		if (rep->incidents[i].rank == KG_NONE)
+			rep->incidents[i].rank = path_rank;
+	R->nlogs++;
+	R->logs_first[R->nlogs] = rep->nincidents;
+	for (size_t k = 0; k < n; k++)
+		add_input(rep, srcs[k], KG_KIND_LOG);
+	return rc;
+}
+
+/* Rotated copies of one log (files[0..n), oldest first) read as one
+ * stream when every one of them is text; returns 1 when it did (rc in
+ * *rc), 0 to read them one by one instead. */
+static int rotated_chain(run *R, const kg_input_file *files, size_t n, int *rc, kg_error *err)
+{
+	kg_source *srcs = kg_calloc(n, sizeof *srcs);
+	kg_source **ptrs = kg_calloc(n, sizeof *ptrs);
+	bool text = true;
+	size_t opened = 0;
+	for (; opened < n && text; opened++) {
+		kg_error e = {0};
+		ptrs[opened] = &srcs[opened];
+		text = kg_source_open(&srcs[opened], files[opened].path, &e) == 0 &&
+		       kg_source_sniff(&srcs[opened]) == KG_KIND_LOG;
+	}
+	if (text)
+		*rc = scan_logs(R, ptrs, n, files[0].rank, err);
+	for (size_t k = 0; k < opened; k++)
+		kg_source_close(&srcs[k]);
+	free(srcs);
+	free(ptrs);
+	return text;
+}
+
 /* One input: returns 0, or -1 with err filled. path_rank (KG_NONE: none)
  * is the rank its path names, for incidents whose lines name none; in_dir:
  * a file found in a directory, where what is not text is skipped with a
@@ -85,17 +129,8 @@ static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, k
 	int rc = 0;
 	switch (kind) {
 	case KG_KIND_LOG: {
-		R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
-		R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
-		kg_log_facts_init(&R->lfs[R->nlogs]);
-		R->logs_first[R->nlogs] = rep->nincidents;
-		rc = kg_scan_log(&src, rep, &R->lfs[R->nlogs], err);
-		for (size_t i = R->logs_first[R->nlogs]; i < rep->nincidents && path_rank != KG_NONE; i++)
-			if (rep->incidents[i].rank == KG_NONE)
-				rep->incidents[i].rank = path_rank;
-		R->nlogs++;
-		R->logs_first[R->nlogs] = rep->nincidents;
-		add_input(rep, &src, kind);
+		kg_source *one = &src;
+		rc = scan_logs(R, &one, 1, path_rank, err);
 		break;
 	}
 	case KG_KIND_YAML:
@@ -211,13 +246,28 @@ static int one_path(run *R, const char *path, size_t npaths, kg_error *err, char
 	if (!nf)
 		kg_report_note(R->rep, "%s: no files in the directory", path);
 	int rc = 0;
-	for (size_t k = 0; k < nf; k++) {
+	for (size_t k = 0; k < nf;) {
+		/* rotated copies of one log: one stream, so context carries */
+		size_t j = k + 1;
+		while (j < nf && kg_same_rotation(fs[k].path, fs[j].path))
+			j++;
 		kg_error e = {0};
+		int r = 0;
+		if (j - k > 1 && rotated_chain(R, fs + k, j - k, &r, &e)) {
+			if (r < 0 && rc == 0) {
+				*err = e;
+				snprintf(failed, fn, "%s", e.path[0] ? e.path : fs[k].path);
+				rc = -1;
+			}
+			k = j;
+			continue;
+		}
 		if (one_input(R, fs[k].path, fs[k].rank, true, &e) < 0 && rc == 0) {
 			*err = e;
 			snprintf(failed, fn, "%s", fs[k].path);
 			rc = -1;
 		}
+		k++;
 	}
 	kg_input_files_free(fs, nf);
 	return rc;

@@ -722,3 +722,10 @@ int64_t kg_time_ns(const char *s)
 	}
 	return sec * 1000000000 + ns;
 }
+
+void kg_envelope_next_input(kg_envelope *env)
+{
+	env->eof = false;
+	env->flushed = false;
+	env->started = false; /* the next file's BOM is its own */
+}

@@ -219,3 +219,15 @@ int64_t kg_path_rank(const char *path)
 	}
 	return rank;
 }
+
+bool kg_same_rotation(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	size_t da = sa ? (size_t)(sa - a) : 0, db = sb ? (size_t)(sb - b) : 0;
+	if (da != db || memcmp(a, b, da))
+		return false;
+	const char *na = sa ? sa + 1 : a, *nb = sb ? sb + 1 : b;
+	size_t la, lb;
+	long ra = rotation(na, &la), rb = rotation(nb, &lb);
+	return la == lb && !memcmp(na, nb, la) && ra != rb;
+}

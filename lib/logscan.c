@@ -1511,7 +1511,11 @@ static void scanner_free(scanner *sc)
  * bytes when its head holds any (a crash or copytruncate hole is text;
  * /dev/zero or a gzip bomb of zeros is not, and must not run forever). */
 typedef struct scan_input {
-	kg_source *src;
+	kg_source **srcs;    /* the files of one log, read one after another */
+	size_t nsrc, cur;
+	long *first_line;    /* line number at which each file starts */
+	long lines;          /* newlines handed out (counted for nsrc > 1) */
+	char last;           /* the last byte handed out */
 	kg_envelope *env;
 	bool nul_watch;
 	bool saw_text;       /* a byte other than NUL was read */
@@ -1521,11 +1525,34 @@ typedef struct scan_input {
 
 static ssize_t scan_read(scan_input *in, void *buf, size_t n, kg_error *err)
 {
-	ssize_t r = in->env ? kg_envelope_read(in->env, in->src, buf, n, err)
-			    : kg_source_read(in->src, buf, n, err);
-	if (r <= 0 || !in->nul_watch)
+	ssize_t r;
+	for (;;) {
+		kg_source *src = in->srcs[in->cur];
+		r = in->env ? kg_envelope_read(in->env, src, buf, n, err) : kg_source_read(src, buf, n, err);
+		if (r != 0 || in->cur + 1 >= in->nsrc)
+			break;
+		/* the next file of the log: its first line starts a line */
+		if (in->offset && in->last != '\n') {
+			*(char *)buf = '\n';
+			r = 1;
+			break;
+		}
+		in->cur++;
+		in->first_line[in->cur] = in->lines + 1;
+		if (in->env)
+			kg_envelope_next_input(in->env);
+	}
+	if (r <= 0)
 		return r;
 	const unsigned char *p = buf;
+	in->last = (char)p[r - 1];
+	if (in->nsrc > 1) {
+		for (const unsigned char *q = p; (q = memchr(q, '\n', (size_t)(p + r - q))) != NULL; q++)
+			in->lines++;
+	}
+	in->offset += (uint64_t)r;
+	if (!in->nul_watch)
+		return r;
 	size_t k = (size_t)r;
 	while (k && p[k - 1] == 0)
 		k--;
@@ -1535,15 +1562,45 @@ static ssize_t scan_read(scan_input *in, void *buf, size_t n, kg_error *err)
 	} else {
 		in->nul_run += (uint64_t)r;
 	}
-	in->offset += (uint64_t)r;
 	if (in->nul_run > NUL_RUN_MAX)
 		return kg_fail_at(err, (int64_t)(in->offset - in->nul_run),
 				  "more than %u MiB of NUL bytes in a row: not a log", NUL_RUN_MAX >> 20);
 	return r;
 }
 
+/* A line number of the chained stream as (file index, line in that file). */
+static size_t chain_line(const scan_input *in, long *line)
+{
+	size_t k = 0;
+	while (k + 1 < in->nsrc && in->first_line[k + 1] && *line >= in->first_line[k + 1])
+		k++;
+	*line -= in->first_line[k] - 1;
+	return k;
+}
+
+/* Gives the incidents of a log in several files their file and line. */
+static void chain_fixup(const scan_input *in, kg_report *rep, size_t first)
+{
+	for (size_t i = first; i < rep->nincidents; i++) {
+		kg_incident *inc = &rep->incidents[i];
+		size_t k = chain_line(in, &inc->line);
+		free(inc->path);
+		inc->path = kg_strdup(in->srcs[k]->name);
+		for (size_t f = 0; f < inc->nfollowups; f++)
+			chain_line(in, &inc->followups[f].line);
+		if (inc->alloc_conf_line > 0)
+			chain_line(in, &inc->alloc_conf_line);
+	}
+}
+
 int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 {
+	return kg_scan_logs(&src, 1, rep, lf, err);
+}
+
+int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf, kg_error *err)
+{
+	kg_source *src = srcs[0];
 	kg_error e = {0};
 	if (kg_oom_init(&e) < 0 || kg_context_init(&e) < 0)
 		return kg_fail(err, "internal error compiling patterns: %s", e.msg);
@@ -1560,7 +1617,12 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 	unsigned env_mask = kg_envelope_sniff(src);
 	kg_envelope *env = env_mask ? kg_envelope_new(env_mask) : NULL;
 	sc.env = env;
-	scan_input in = {.src = src, .env = env, .nul_watch = memchr(src->head, 0, src->headlen) != NULL};
+	scan_input in = {.srcs = srcs, .nsrc = nsrc, .env = env,
+			 .nul_watch = memchr(src->head, 0, src->headlen) != NULL};
+	in.first_line = kg_calloc(nsrc, sizeof *in.first_line);
+	in.first_line[0] = 1;
+	for (size_t k = 1; k < nsrc; k++)
+		in.nul_watch |= memchr(srcs[k]->head, 0, srcs[k]->headlen) != NULL;
 
 	reader rd;
 	memset(&rd, 0, sizeof rd);
@@ -1645,13 +1707,22 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 		kg_report_note(rep, "%s: read as %s", sc.name, kg_envelope_name(env_mask));
 	if (in.nul_watch && !in.saw_text && rc == 0)
 		kg_report_note(rep, "%s: only NUL bytes (a crash or copytruncate hole): no log text", sc.name);
-	if (src->trailing_at >= 0)
-		kg_report_note(rep, "%s: byte %lld: plain text after the gzip data; read as text too",
-			       sc.name, (long long)src->trailing_at);
-	if (src->shrunk_to >= 0)
-		kg_report_note(rep, "%s: the file shrank while it was read (%lld bytes when opened, %lld at the end); "
-			       "read to its end (%lld bytes)", sc.name, (long long)src->file_size,
-			       (long long)src->shrunk_to, (long long)src->bytes_read);
+	for (size_t k = 0; k < nsrc; k++) {
+		const kg_source *s = srcs[k];
+		if (s->trailing_at >= 0)
+			kg_report_note(rep, "%s: byte %lld: plain text after the gzip data; read as text too",
+				       s->name, (long long)s->trailing_at);
+		if (s->shrunk_to >= 0)
+			kg_report_note(rep, "%s: the file shrank while it was read (%lld bytes when opened, %lld at the end); "
+				       "read to its end (%lld bytes)", s->name, (long long)s->file_size,
+				       (long long)s->shrunk_to, (long long)s->bytes_read);
+	}
+	if (nsrc > 1) {
+		chain_fixup(&in, rep, sc.first_incident);
+		if (rc < 0)
+			snprintf(err->path, sizeof err->path, "%s", srcs[in.cur]->name);
+	}
+	free(in.first_line);
 	kg_envelope_free(env);
 	free(rd.buf);
 	kg_buf_free(&win);

@@ -76,6 +76,9 @@ check "a torchrun --log-dir of four ranks: rank 2 failed first (time stamps), ra
 "$exe" --format json "$multi/rotated" >"$tmp/o" 2>&1
 check "rotated files are read oldest first (.2.gz, .1, then the live file)" \
   "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert [(i[\"location\"][\"path\"].split(\"/\")[-1], i[\"step\"]) for i in d[\"incidents\"]]==[(\"train.log.2.gz\",100),(\"train.log.1\",200),(\"train.log\",300)]'" "$(head -c 600 $tmp/o)"
+"$exe" --format json "$multi/rotated-split" >"$tmp/o" 2>&1
+check "rotated copies are one stream: the traceback and the step carry across the file boundary" \
+  "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); i=d[\"incidents\"]; assert len(i)==1 and i[0][\"location\"][\"path\"].endswith(\"rotated-split/train.log\") and i[0][\"location\"][\"line\"]==1 and i[0][\"step\"]==500 and len(i[0][\"frames\"])==1 and i[0][\"phase\"]==\"forward\", i; assert len(d[\"inputs\"])==2'" "$(head -c 600 $tmp/o)"
 mkdir -p "$tmp/slurm"
 for r in 0 1 2; do sed 's/^\[rank1\]: //' "$log" >"$tmp/slurm/job-4242-$r.out"; done
 head -c 4096 /dev/urandom >"$tmp/slurm/core.bin"
