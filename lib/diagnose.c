@@ -181,30 +181,51 @@ static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, k
  * order says nothing of time), torchelastic's root-cause rank; else the
  * first in reading order. With logs in several files and more than one
  * rank, a note names the order. */
+typedef struct timed_inc {
+	int64_t t;   /* ns since the epoch (kg_time_ns), or KG_NONE */
+	size_t i;    /* index in rep->incidents */
+} timed_inc;
+
+static int timed_cmp(const void *pa, const void *pb)
+{
+	const timed_inc *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i; /* reading order breaks ties */
+}
+
 static void first_failed_rank(kg_report *rep, size_t nlogs)
 {
-	size_t n = rep->nincidents, *order = kg_malloc((n + 1) * sizeof *order), k = 0;
+	size_t n = rep->nincidents, k = 0;
+	timed_inc *ti = kg_malloc((n + 1) * sizeof *ti);
+	size_t *order = kg_malloc((n + 1) * sizeof *order);
 	bool timed = true;
 	for (size_t i = 0; i < n; i++) {
 		if (rep->incidents[i].rank == KG_NONE)
 			continue;
-		timed &= kg_time_ns(rep->incidents[i].time) != KG_NONE;
-		order[k++] = i;
+		ti[k] = (timed_inc){kg_time_ns(rep->incidents[i].time), i};
+		timed &= ti[k].t != KG_NONE;
+		k++;
 	}
-	/* insertion sort by time (stable: reading order breaks ties) */
-	for (size_t a = 1; timed && a < k; a++) {
-		size_t x = order[a], b = a;
-		int64_t t = kg_time_ns(rep->incidents[x].time);
-		while (b > 0 && kg_time_ns(rep->incidents[order[b - 1]].time) > t) {
-			order[b] = order[b - 1];
-			b--;
-		}
-		order[b] = x;
-	}
-	if (k && (timed || nlogs < 2 || rep->root_cause_rank == KG_NONE))
+	if (timed && k > 1)
+		qsort(ti, k, sizeof *ti, timed_cmp);
+	for (size_t j = 0; j < k; j++)
+		order[j] = ti[j].i;
+	free(ti);
+	if (k && (timed || nlogs < 2 || rep->root_cause_rank == KG_NONE)) {
 		rep->first_failed_rank = rep->incidents[order[0]].rank;
-	else if (k)
+	} else if (k) {
 		rep->first_failed_rank = rep->root_cause_rank;
+		/* the root cause's first incident leads the order */
+		for (size_t j = 0; j < k; j++) {
+			if (rep->incidents[order[j]].rank == rep->root_cause_rank) {
+				size_t x = order[j];
+				memmove(order + 1, order, j * sizeof *order);
+				order[0] = x;
+				break;
+			}
+		}
+	}
 	if (nlogs >= 2 && k) {
 		kg_buf b = {0};
 		int64_t seen[16];
@@ -214,7 +235,7 @@ static void first_failed_rank(kg_report *rep, size_t nlogs)
 			bool dup = false;
 			for (size_t q = 0; q < ns; q++)
 				dup |= seen[q] == inc->rank;
-			if (dup || (j == 0 && !timed && inc->rank != rep->first_failed_rank))
+			if (dup)
 				continue;
 			seen[ns++] = inc->rank;
 			kg_buf_printf(&b, "%s rank %lld (%s:%ld%s%s)", ns == 1 ? "" : ",", (long long)inc->rank,

@@ -79,6 +79,12 @@ check "rotated files are read oldest first (.2.gz, .1, then the live file)" \
 "$exe" --format json "$multi/rotated-split" >"$tmp/o" 2>&1
 check "rotated copies are one stream: the traceback and the step carry across the file boundary" \
   "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); i=d[\"incidents\"]; assert len(i)==1 and i[0][\"location\"][\"path\"].endswith(\"rotated-split/train.log\") and i[0][\"location\"][\"line\"]==1 and i[0][\"step\"]==500 and len(i[0][\"frames\"])==1 and i[0][\"phase\"]==\"forward\", i; assert len(d[\"inputs\"])==2'" "$(head -c 600 $tmp/o)"
+mkdir -p "$tmp/rc"
+for r in 0 1 2; do sed 's/^\[rank1\]: //' "$log" >"$tmp/rc/rank$r.log"; done
+printf 'Root Cause (first observed failure):\n[0]:\n  time      : 2025-01-01_00:00:00\n  host      : node1\n  rank      : 2 (local_rank: 2)\n' >>"$tmp/rc/rank0.log"
+"$exe" --format json "$tmp/rc" >"$tmp/o" 2>&1
+check "rank logs without time stamps: torchelastic's root cause is the first failed rank, then reading order" \
+  "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert d[\"summary\"][\"first_failed_rank\"]==2; assert any(\"(the root cause first, then reading order): rank 2\" in n for n in d[\"notes\"]), d[\"notes\"]'" "$(head -c 600 $tmp/o)"
 mkdir -p "$tmp/slurm"
 for r in 0 1 2; do sed 's/^\[rank1\]: //' "$log" >"$tmp/slurm/job-4242-$r.out"; done
 head -c 4096 /dev/urandom >"$tmp/slurm/core.bin"
