@@ -85,9 +85,11 @@ typedef struct kg_finding {
 
 typedef struct kg_incident {
 	int id;                   /* 1-based, in input order */
-	const char *kind;         /* "oom", or "oom-warning" (a retried,
+	const char *kind;         /* "oom", "oom-warning" (a retried,
 	                             non-fatal allocator failure, e.g. TF BFC
-	                             "freed_by_count") */
+	                             "freed_by_count") or "oom-suspected" (an
+	                             OOM in disguise: no cuDNN algorithm's
+	                             workspace fitted) */
 	const char *family;       /* layout: pytorch1, pytorch2, pytorch_cpu,
 	                             cuda_runtime, cublas, cudnn, nccl,
 	                             tensorflow, jax, mps, ggml, other */
