@@ -132,13 +132,18 @@ typedef struct kg_finding {
 
 typedef struct kg_incident {
 	int id;                   /* 1-based, in input order */
-	const char *kind;         /* "oom", or "oom-warning" (a retried,
+	const char *kind;         /* "oom", "oom-warning" (a retried,
 	                             non-fatal allocator failure, e.g. TF BFC
-	                             "freed_by_count") */
+	                             "freed_by_count") or "oom-suspected" (an
+	                             OOM in disguise: no cuDNN algorithm's
+	                             workspace fitted) */
 	const char *family;       /* message layout: a word of kg_families */
 	const char *framework;    /* a word of kg_frameworks, or NULL */
 	char *path;               /* input display name ("-" → "<stdin>") */
 	long line;                /* 1-based line of the message's first line */
+	char time[40];            /* that line's time stamp as printed (RFC 3339 /
+	                             ISO 8601: a log prefix, or the envelope's,
+	                             envelope.h), "" when it has none */
 	const char *device_type;  /* a word of kg_device_types, or NULL */
 	int64_t device_index;     /* KG_NONE when not stated */
 	int64_t rank, step, epoch;/* KG_NONE when not known */

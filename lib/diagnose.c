@@ -12,6 +12,8 @@
 #include "budget.h"
 #include "calcfacts.h"
 #include "config.h"
+#include "envelope.h"
+#include "inputs.h"
 #include "facts.h"
 #include "logfacts.h"
 #include "logscan.h"
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct run {
@@ -62,8 +65,55 @@ static int add_config(run *R, const char *path, kg_error *err)
 	return 0;
 }
 
-/* One input: returns 0, or -1 with err filled. */
-static int one_input(run *R, const char *path, kg_error *err)
+/* One log, in one file or several read as one stream (kg_scan_logs), with
+ * its log facts; path_rank for incidents whose lines name no rank. */
+static int scan_logs(run *R, kg_source **srcs, size_t n, int64_t path_rank, kg_error *err)
+{
+	kg_report *rep = R->rep;
+	R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
+	R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
+	kg_log_facts_init(&R->lfs[R->nlogs]);
+	R->logs_first[R->nlogs] = rep->nincidents;
+	int rc = kg_scan_logs(srcs, n, rep, &R->lfs[R->nlogs], err);
+	for (size_t i = R->logs_first[R->nlogs]; i < rep->nincidents && path_rank != KG_NONE; i++)
+		if (rep->incidents[i].rank == KG_NONE)
+			rep->incidents[i].rank = path_rank;
+	R->nlogs++;
+	R->logs_first[R->nlogs] = rep->nincidents;
+	for (size_t k = 0; k < n; k++)
+		add_input(rep, srcs[k], KG_KIND_LOG);
+	return rc;
+}
+
+/* Rotated copies of one log (files[0..n), oldest first) read as one
+ * stream when every one of them is text; returns 1 when it did (rc in
+ * *rc), 0 to read them one by one instead. */
+static int rotated_chain(run *R, const kg_input_file *files, size_t n, int *rc, kg_error *err)
+{
+	kg_source *srcs = kg_calloc(n, sizeof *srcs);
+	kg_source **ptrs = kg_calloc(n, sizeof *ptrs);
+	bool text = true;
+	size_t opened = 0;
+	for (; opened < n && text; opened++) {
+		kg_error e = {0};
+		ptrs[opened] = &srcs[opened];
+		text = kg_source_open(&srcs[opened], files[opened].path, &e) == 0 &&
+		       kg_source_sniff(&srcs[opened]) == KG_KIND_LOG;
+	}
+	if (text)
+		*rc = scan_logs(R, ptrs, n, files[0].rank, err);
+	for (size_t k = 0; k < opened; k++)
+		kg_source_close(&srcs[k]);
+	free(srcs);
+	free(ptrs);
+	return text;
+}
+
+/* One input: returns 0, or -1 with err filled. path_rank (KG_NONE: none)
+ * is the rank its path names, for incidents whose lines name none; in_dir:
+ * a file found in a directory, where what is not text is skipped with a
+ * note instead of failing the run. */
+static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, kg_error *err)
 {
 	const kg_options *opt = R->opt;
 	kg_report *rep = R->rep;
@@ -80,14 +130,8 @@ static int one_input(run *R, const char *path, kg_error *err)
 	int rc = 0;
 	switch (kind) {
 	case KG_KIND_LOG: {
-		R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
-		R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
-		kg_log_facts_init(&R->lfs[R->nlogs]);
-		R->logs_first[R->nlogs] = rep->nincidents;
-		rc = kg_scan_log(&src, rep, &R->lfs[R->nlogs], err);
-		R->nlogs++;
-		R->logs_first[R->nlogs] = rep->nincidents;
-		add_input(rep, &src, kind);
+		kg_source *one = &src;
+		rc = scan_logs(R, &one, 1, path_rank, err);
 		break;
 	}
 	case KG_KIND_YAML:
@@ -96,14 +140,20 @@ static int one_input(run *R, const char *path, kg_error *err)
 		kg_source_close(&src);
 		return add_config(R, path, err);
 	case KG_KIND_EMPTY:
-		rc = kg_fail(err, "empty input: no log text to read");
+		/* nothing to diagnose is not an error (issue 13) */
+		add_input(rep, &src, kind);
+		kg_report_note(rep, "%s: no log text (the input is empty)", src.name);
 		break;
 	case KG_KIND_BINARY:
-		rc = kg_fail_at(err, 0, "binary data: not a text log, allocator snapshot, JSON or YAML config");
-		break;
 	case KG_KIND_ZIP:
-		rc = kg_fail_at(err, 0, "a zip archive (torch.save output?); write the snapshot with "
-				"torch.cuda.memory._dump_snapshot() instead");
+		if (in_dir)
+			kg_report_note(rep, "%s: skipped: %s, not a log", src.name,
+				       kind == KG_KIND_ZIP ? "a zip archive" : "binary data");
+		else if (kind == KG_KIND_BINARY)
+			rc = kg_fail_at(err, 0, "binary data: not a text log, allocator snapshot, JSON or YAML config");
+		else
+			rc = kg_fail_at(err, 0, "a zip archive (torch.save output?); write the snapshot with "
+					"torch.cuda.memory._dump_snapshot() instead");
 		break;
 	case KG_KIND_PICKLE:
 	case KG_KIND_JSON:
@@ -123,14 +173,122 @@ static int one_input(run *R, const char *path, kg_error *err)
 	return rc;
 }
 
-static void first_failed_rank(kg_report *rep)
+/* The rank that failed first: by the incidents' time stamps where those
+ * with a rank have them; else, for logs in several files (whose reading
+ * order says nothing of time), torchelastic's root-cause rank; else the
+ * first in reading order. With logs in several files and more than one
+ * rank, a note names the order. */
+typedef struct timed_inc {
+	int64_t t;   /* ns since the epoch (kg_time_ns), or KG_NONE */
+	size_t i;    /* index in rep->incidents */
+} timed_inc;
+
+static int timed_cmp(const void *pa, const void *pb)
 {
-	for (size_t i = 0; i < rep->nincidents; i++) {
-		if (rep->incidents[i].rank != KG_NONE) {
-			rep->first_failed_rank = rep->incidents[i].rank;
-			return;
+	const timed_inc *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i; /* reading order breaks ties */
+}
+
+static void first_failed_rank(kg_report *rep, size_t nlogs)
+{
+	size_t n = rep->nincidents, k = 0;
+	timed_inc *ti = kg_malloc((n + 1) * sizeof *ti);
+	size_t *order = kg_malloc((n + 1) * sizeof *order);
+	bool timed = true;
+	for (size_t i = 0; i < n; i++) {
+		if (rep->incidents[i].rank == KG_NONE)
+			continue;
+		ti[k] = (timed_inc){kg_time_ns(rep->incidents[i].time), i};
+		timed &= ti[k].t != KG_NONE;
+		k++;
+	}
+	if (timed && k > 1)
+		qsort(ti, k, sizeof *ti, timed_cmp);
+	for (size_t j = 0; j < k; j++)
+		order[j] = ti[j].i;
+	free(ti);
+	if (k && (timed || nlogs < 2 || rep->root_cause_rank == KG_NONE)) {
+		rep->first_failed_rank = rep->incidents[order[0]].rank;
+	} else if (k) {
+		rep->first_failed_rank = rep->root_cause_rank;
+		/* the root cause's first incident leads the order */
+		for (size_t j = 0; j < k; j++) {
+			if (rep->incidents[order[j]].rank == rep->root_cause_rank) {
+				size_t x = order[j];
+				memmove(order + 1, order, j * sizeof *order);
+				order[0] = x;
+				break;
+			}
 		}
 	}
+	if (nlogs >= 2 && k) {
+		kg_buf b = {0};
+		int64_t seen[16];
+		size_t ns = 0;
+		for (size_t j = 0; j < k && ns < 16; j++) {
+			const kg_incident *inc = &rep->incidents[order[j]];
+			bool dup = false;
+			for (size_t q = 0; q < ns; q++)
+				dup |= seen[q] == inc->rank;
+			if (dup)
+				continue;
+			seen[ns++] = inc->rank;
+			kg_buf_printf(&b, "%s rank %lld (%s:%ld%s%s)", ns == 1 ? "" : ",", (long long)inc->rank,
+				      inc->path, inc->line, inc->time[0] ? ", " : "", inc->time);
+		}
+		if (ns >= 2)
+			kg_report_note(rep, "ranks failed in this order (%s):%s",
+				       timed ? "by time stamp" : rep->root_cause_rank != KG_NONE
+				       ? "the root cause first, then reading order" : "reading order; the lines have no time stamps",
+				       b.data);
+		kg_buf_free(&b);
+	}
+	free(order);
+}
+
+/* One path from the command line: a directory is every file under it
+ * (inputs.c: reading order, ranks from the paths). Returns 0, or -1 with
+ * err and the failing file's name in failed. */
+static int one_path(run *R, const char *path, size_t npaths, kg_error *err, char *failed, size_t fn)
+{
+	struct stat st;
+	snprintf(failed, fn, "%s", strcmp(path, "-") ? path : "<stdin>");
+	if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return one_input(R, path, npaths > 1 ? kg_path_rank(path) : KG_NONE, false, err);
+	kg_input_file *fs;
+	size_t nf;
+	if (kg_dir_files(path, &fs, &nf, err) < 0)
+		return -1;
+	if (!nf)
+		kg_report_note(R->rep, "%s: no files in the directory", path);
+	int rc = 0;
+	for (size_t k = 0; k < nf;) {
+		/* rotated copies of one log: one stream, so context carries */
+		size_t j = k + 1;
+		while (j < nf && kg_same_rotation(fs[k].path, fs[j].path))
+			j++;
+		kg_error e = {0};
+		int r = 0;
+		if (j - k > 1 && rotated_chain(R, fs + k, j - k, &r, &e)) {
+			if (r < 0 && rc == 0) {
+				*err = e;
+				snprintf(failed, fn, "%s", e.path[0] ? e.path : fs[k].path);
+				rc = -1;
+			}
+			k = j;
+			continue;
+		}
+		if (one_input(R, fs[k].path, fs[k].rank, true, &e) < 0 && rc == 0) {
+			*err = e;
+			snprintf(failed, fn, "%s", fs[k].path);
+			rc = -1;
+		}
+		k++;
+	}
+	kg_input_files_free(fs, nf);
+	return rc;
 }
 
 /* Applies every --set NAME=VALUE; -1 with err on the first bad one. */
@@ -326,11 +484,12 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 	bool config_failed = status != 0;
 	for (size_t i = 0; !config_failed && i < npaths; i++) {
 		kg_error e = {0};
-		if (one_input(&R, paths[i], &e) < 0)
-			FAIL(KG_STATUS_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
+		char failed[1024];
+		if (one_path(&R, paths[i], npaths, &e, failed, sizeof failed) < 0)
+			FAIL(KG_STATUS_INPUT, failed);
 	}
 	snapshot_incidents(&R);
-	first_failed_rank(rep);
+	first_failed_rank(rep, R.nlogs);
 	/* no --config: a config the log names, if it is there (DESIGN §2) */
 	if (R.nconfigs == 0 && rep->echoed_config && rep->nincidents) {
 		if (access(rep->echoed_config, R_OK) == 0) {

@@ -24,6 +24,10 @@
  *                       cuda_driver.cc, TPU runtime (§7.2)
  *   mps                 aten/src/ATen/mps/MPSAllocator.mm (§7.3)
  *   ggml                ggml-cuda.cu, ggml-alloc.c (llama.cpp)
+ *   issue 13            THC cublas runtime error, onnxruntime CUBLAS failure 3,
+ *                       cuDNN ALLOC_FAILED text, "Unable to find a valid cuDNN
+ *                       algorithm" (oom-suspected), XLA:TPU memory spaces,
+ *                       accelerate find_executable_batch_size
  */
 #include "oom.h"
 #include "units.h"
@@ -50,6 +54,8 @@ enum rx_id {
 	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
 	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_TF_CUDNN_INIT,
+	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE,
+	RX_ACCEL_BATCH,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
 	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
@@ -132,6 +138,33 @@ static const char *const rx_src[NRX] = {
 		"allocating\\s+" SZ "\\s+on\\s+device\\s+(\\d+):\\s+cudaMalloc\\s+failed:\\s+out\\s+of\\s+memory",
 	[RX_GGML_BUF] =
 		"failed\\s+to\\s+allocate\\s+(\\w+?)(\\d*)\\s+buffer\\s+of\\s+size\\s+(\\d+)",
+	/* THC (PyTorch 0.4–1.0): THCublasCheck in aten/src/THC/THCGeneral.cpp */
+	[RX_CUBLAS_THC] =
+		"cublas\\s+runtime\\s+error\\s*:\\s+resource\\s+allocation\\s+failed"
+		"(?:\\s+at\\s+\\S+THCGeneral\\.cpp:\\d+)?",
+	/* onnxruntime CUBLAS_CALL_THROW (core/providers/cuda/cuda_call.cc):
+	 * "CUBLAS failure 3: the resource allocation failed ; GPU=0 ; …" */
+	[RX_CUBLAS_FAIL] =
+		"CUBLAS\\s+failure\\s+3\\s*:\\s+the\\s+resource\\s+allocation\\s+failed"
+		"(?:\\s*;\\s*GPU=(\\d+))?",
+	/* cudnnGetErrorString(CUDNN_STATUS_ALLOC_FAILED), cuDNN 8/9 wording */
+	[RX_CUDNN_ALLOC] =
+		"Resource\\s+allocation\\s+failed\\s+inside\\s+the\\s+cuDNN\\s+library\\.?",
+	/* aten/src/ATen/native/cudnn/Conv_v7.cpp: every algorithm's workspace
+	 * failed to allocate (or none is supported): an OOM in disguise */
+	[RX_CUDNN_ALGO] =
+		"Unable\\s+to\\s+find\\s+a\\s+valid\\s+cuDNN\\s+algorithm\\s+to\\s+run\\s+convolution",
+	/* XLA:TPU compiler (jax, torch_xla, TF on TPU): a memory space (hbm,
+	 * vmem, smem, …) over its capacity */
+	[RX_XLA_SPACE] =
+		"(?:RESOURCE_EXHAUSTED:\\s+)?(?:XLA:TPU\\s+compile\\s+permanent\\s+error\\.\\s+)?"
+		"Ran\\s+out\\s+of\\s+memory\\s+in\\s+memory\\s+space\\s+(\\w+)"
+		"(?:\\.\\s+Used\\s+" SZ "\\s+of\\s+" SZ "\\s+\\w+\\.?"
+		"(?:\\s+Exceeded\\s+\\w+\\s+capacity\\s+by\\s+" SZ "\\.?)?)?",
+	/* accelerate.utils.memory.find_executable_batch_size: halved the batch
+	 * on every OOM down to zero */
+	[RX_ACCEL_BATCH] =
+		"No\\s+executable\\s+batch\\s+size\\s+found,?\\s+reached\\s+zero\\.?",
 
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
@@ -246,6 +279,8 @@ static const char *const triggers[] = {
 	"Allocation on device", "exceeds the memory limit", "Attempting to allocate",
 	"ncclUnhandledCudaError", "failed to create cublas handle",
 	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
+	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
+	"No executable batch size",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
@@ -832,6 +867,23 @@ static bool g_nccl(ctx *c, const match *h)
 		end = mend(&m);
 	}
 	ident(o, KG_FAMILY_WORD(NCCL), window_has(c, "ProcessGroupNCCL") || window_has(c, "torch") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL, KG_DEVICE_WORD(CUDA));
+	/* NCCL's debug prefix "host:pid:tid [N] [file:line] NCCL WARN …": N is
+	 * the CUDA device (src/debug.cc ncclDebugLog) */
+	size_t ls = mstart(h);
+	while (ls > 0 && c->s[ls - 1] != '\n')
+		ls--;
+	const char *seg = c->s + ls;
+	size_t segn = mstart(h) - ls;
+	bool debug_line = (mend(h) - mstart(h) > 9 && !memcmp(c->s + mstart(h), "NCCL WARN", 9)) ||
+			  memmem(seg, segn, "NCCL WARN", 9);
+	const char *br = debug_line ? memchr(seg, '[', segn) : NULL;
+	if (br) {
+		size_t k = 1;
+		while (br + k < seg + segn && br[k] >= '0' && br[k] <= '9' && k < 5)
+			k++;
+		if (k > 1 && br + k < seg + segn && br[k] == ']')
+			o->device_index = strtol(br + 1, NULL, 10);
+	}
 	return done(o, h, end);
 }
 
@@ -962,7 +1014,12 @@ static bool g_tf_bfc(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
 	match m;
-	ident(o, KG_FAMILY_WORD(TENSORFLOW), framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)), tf_device_type(c, h, 1));
+	/* XLA's own copy of the allocator (jaxlib: external/xla/xla/tsl/…;
+	 * TensorFlow's is tensorflow/ or external/local_tsl|local_xla/) */
+	bool xla = window_has(c, "external/xla/");
+	ident(o, xla ? KG_FAMILY_WORD(JAX) : KG_FAMILY_WORD(TENSORFLOW),
+	      xla ? KG_FRAMEWORK_WORD(JAX) : framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)),
+	      tf_device_type(c, h, 1));
 	o->device_index = tf_device_index(c, h, 1);
 	o->mem.requested = cap_size(c, h, 2);
 	size_t pos = mend(h);
@@ -1098,6 +1155,63 @@ static bool g_ggml_buf(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+/* ---- messages found missing on real logs (issue 13) ------------------ */
+
+static bool g_cublas_thc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUBLAS), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUBLAS_STATUS_ALLOC_FAILED");
+	return done(o, h, mend(h));
+}
+
+static bool g_cublas_fail(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUBLAS),
+	      window_has(c, "onnxruntime") ? KG_FRAMEWORK_WORD(ONNXRUNTIME) : framework_cue(c, NULL),
+	      KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUBLAS_STATUS_ALLOC_FAILED");
+	o->device_index = cap_int(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_cudnn_alloc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN),
+	      framework_cue(c, window_has(c, "RuntimeError") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL),
+	      KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUDNN_STATUS_ALLOC_FAILED");
+	return done(o, h, mend(h));
+}
+
+static bool g_cudnn_algo(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	o->kind = "oom-suspected"; /* no workspace fitted; not said outright */
+	return done(o, h, mend(h));
+}
+
+static bool g_xla_space(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	const char *fw = window_has(c, "torch_xla") ? KG_FRAMEWORK_WORD(TORCH_XLA)
+		       : window_has(c, "tensorflow") ? KG_FRAMEWORK_WORD(TENSORFLOW)
+		       : KG_FRAMEWORK_WORD(JAX);
+	ident(o, KG_FAMILY_WORD(JAX), fw, KG_DEVICE_WORD(TPU));
+	o->mem.total_capacity = cap_size(c, h, 3);
+	return done(o, h, mend(h));
+}
+
+static bool g_accel_batch(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), NULL);
+	return done(o, h, mend(h));
+}
+
 /* ---- dispatch -------------------------------------------------------- */
 
 typedef struct grammar {
@@ -1133,6 +1247,12 @@ static const grammar grammars[] = {
 	{RX_NCCL, {"ncclUnhandledCudaError", "out of memory"}, g_nccl},
 	{RX_CUDART, {"out of memory", "OUT_OF_MEMORY"}, g_cudart},
 	{RX_PT_BARE, {"out of memory"}, g_pytorch_bare},
+	{RX_CUBLAS_THC, {"esource allocation failed"}, g_cublas_thc},
+	{RX_CUBLAS_FAIL, {"esource allocation failed"}, g_cublas_fail},
+	{RX_CUDNN_ALLOC, {"esource allocation failed"}, g_cudnn_alloc},
+	{RX_CUDNN_ALGO, {"valid cuDNN algorithm"}, g_cudnn_algo},
+	{RX_XLA_SPACE, {"Ran out of memory in"}, g_xla_space},
+	{RX_ACCEL_BATCH, {"No executable batch size"}, g_accel_batch},
 };
 
 /* Locators are short heads: they run over the first line plus this much,

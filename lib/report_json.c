@@ -153,6 +153,7 @@ static cJSON *incident_json(const kg_incident *inc)
 	cJSON *loc = cJSON_AddObjectToObject(o, "location");
 	cJSON_AddItemToObject(loc, "path", str_or_null(inc->path));
 	cJSON_AddItemToObject(loc, "line", int_or_null(inc->line > 0 ? inc->line : KG_NONE));
+	cJSON_AddItemToObject(o, "time", str_or_null(inc->time[0] ? inc->time : NULL));
 	cJSON *dev = cJSON_AddObjectToObject(o, "device");
 	cJSON_AddItemToObject(dev, "type", str_or_null(inc->device_type));
 	cJSON_AddItemToObject(dev, "index", int_or_null(inc->device_index));
