@@ -34,6 +34,9 @@ typedef struct kg_report {
 	char **notes;                /* warnings about the input (truncated
 	                                lines, …), one line each */
 	size_t nnotes;
+	struct cJSON *run;           /* `run` subcommand: the top-level "run"
+	                                object (evidence.h), owned; NULL
+	                                otherwise */
 } kg_report;
 
 void kg_report_init(kg_report *r);

@@ -30,6 +30,7 @@ void kg_report_free(kg_report *r)
 	free(r->echoed_config_where);
 	cJSON_Delete(r->snapshots);
 	cJSON_Delete(r->patches);
+	cJSON_Delete(r->run);
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->notes);

@@ -2,7 +2,7 @@
  * All JSON goes through cJSON; byte counts are written as raw integers so
  * values above 2^53 stay exact. Unknown values are null, never 0. Fields
  * beyond DESIGN §4 (message, phase_source, alloc_conf, followups,
- * duplicates, summary.first_failed_rank, summary.root_cause_rank, notes)
+ * duplicates, summary.first_failed_rank, summary.root_cause_rank, notes, run)
  * are additive. */
 #include "report.h"
 #include "kg_build.h"
@@ -193,6 +193,8 @@ static cJSON *report_tree(const kg_report *r, bool with_incidents)
 	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
 	for (size_t i = 0; i < r->nnotes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
+	if (r->run) /* `run` subcommand only (evidence.h) */
+		cJSON_AddItemToObject(root, "run", cJSON_Duplicate(r->run, 1));
 	return root;
 }
 
