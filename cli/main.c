@@ -34,6 +34,7 @@ static void usage(FILE *out)
 "                           attention|logits|alloc [OPTIONS]\n"
 "       kgmem-diagnose explain SIZE [--config FILE] [--known NAME=N] [--tensor]\n"
 "       kgmem-diagnose rules list|show ID|check [DIR]\n"
+"       kgmem-diagnose run [OPTIONS] -- CMD [ARGS...]   (run --help)\n"
 "\n"
 "Post-mortem analyzer for GPU out-of-memory crashes. Reads a crashed run's\n"
 "log (plain or gzip; no FILE or \"-\" reads standard input), its allocator\n"
@@ -112,7 +113,7 @@ static void version(void)
 	printf("zlib %s\n", zlibVersion());
 }
 
-static int parse_fail_on(const char *s, enum kg_severity *out)
+int kg_cli_parse_fail_on(const char *s, enum kg_severity *out)
 {
 	if (!strcmp(s, "never")) *out = KG_SEV_NONE;
 	else if (!strcmp(s, "info")) *out = KG_SEV_INFO;
@@ -146,6 +147,7 @@ static const struct {
 	{"calc", kg_cmd_calc},
 	{"explain", kg_cmd_explain},
 	{"rules", kg_cmd_rules},
+	{"run", kg_cmd_run},
 };
 
 int main(int argc, char **argv)
@@ -201,7 +203,7 @@ int main(int argc, char **argv)
 			opt.format = optarg;
 			break;
 		case OPT_FAIL_ON:
-			if (parse_fail_on(optarg, &opt.fail_on) < 0)
+			if (kg_cli_parse_fail_on(optarg, &opt.fail_on) < 0)
 				return bad_usage("unknown --fail-on level '%s' (never, info, warning, error)", optarg);
 			break;
 		case OPT_DIFF: opt.diff = true; break;
