@@ -306,6 +306,9 @@ static int open_stream(stream *s, int out)
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
+	/* a larger pipe lets a fast writer run ahead instead of blocking on
+	 * every 64 KiB (best effort: limited by /proc/sys/fs/pipe-max-size) */
+	fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
 	s->fd = p[0];
 	s->slave = p[1];
 	return 0;
@@ -531,6 +534,8 @@ int kg_cmd_run(int argc, char **argv)
 		}
 	}
 	const char *cap_path = logpath ? logpath : tmpl;
+	/* one write(2) per MiB of output, not one per chunk read */
+	setvbuf(cap, NULL, _IOFBF, 1 << 20);
 
 	stream st[2];
 	if (open_stream(&st[0], STDOUT_FILENO) < 0 || open_stream(&st[1], STDERR_FILENO) < 0 ||
@@ -546,7 +551,17 @@ int kg_cmd_run(int argc, char **argv)
 		goto out_cap;
 	}
 
-	watch w = {.cap = cap, .atoms = kg_scan_atoms()};
+	/* the prefilter: exactly the OOM grammars' trigger literals (the
+	 * scanner's A_OOM atoms), so a training log's progress lines cost one
+	 * SIMD pass and no parse */
+	static kg_atoms oom_atoms;
+	if (!oom_atoms.natoms) {
+		size_t ntrig;
+		const char *const *trig = kg_oom_triggers(&ntrig);
+		for (size_t i = 0; i < ntrig; i++)
+			kg_atoms_add(&oom_atoms, trig[i], 1);
+	}
+	watch w = {.cap = cap, .atoms = &oom_atoms};
 	kg_cgroup_mem cg0;
 	kg_cgroup_read(&cg0, 0, NULL, NULL);
 	char started[40];
@@ -660,7 +675,22 @@ int kg_cmd_run(int argc, char **argv)
 		}
 		if (got_chld && !reaped) {
 			got_chld = 0;
-			pid_t r = waitpid(pid, &status, WNOHANG);
+			pid_t r = waitpid(pid, &status, WNOHANG | WUNTRACED);
+			if (r == pid && WIFSTOPPED(status)) {
+				/* Ctrl-Z stopped CMD's group (at a terminal; a stop
+				 * from elsewhere is left alone): take the terminal
+				 * back and stop too, so the shell sees the job
+				 * stopped; on SIGCONT (fg, bg) hand it back and
+				 * continue CMD */
+				if (fg) {
+					tcsetpgrp(STDIN_FILENO, getpgrp());
+					raise(SIGSTOP);
+					if (tcgetpgrp(STDIN_FILENO) == getpgrp())
+						tcsetpgrp(STDIN_FILENO, pid);
+					kill(-pid, SIGCONT);
+				}
+				continue;
+			}
 			if (r == pid) {
 				reaped = true;
 				/* what CMD wrote is in the pipes: drain it; a
@@ -727,6 +757,11 @@ int kg_cmd_run(int argc, char **argv)
 	if (cg1.found)
 		ri.oom_kill_after = cg1.oom_kill;
 	bool host_oom = ri.oom_kill_before >= 0 && ri.oom_kill_after > ri.oom_kill_before;
+	if (host_oom && w.nev < MAX_EVIDENCE) {
+		/* no message marks a host OOM kill: read the state at exit */
+		kg_evidence_collect(&w.ev[w.nev++], "exit", 0, 0, NULL);
+		ri.nevidence = w.nev;
+	}
 
 	const char **snaps = NULL;
 	size_t nsnaps = 0;

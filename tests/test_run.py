@@ -182,6 +182,63 @@ check(buf == b"isatty=1\na\nb\r\n\x1b[1mbold\x1b[0m\n",
       "stdout on a terminal: the child sees a terminal, bytes pass unchanged", buf)
 check(err == b"stderr isatty=0\n", "stderr to a pipe stays a pipe", err)
 
+# --- at an interactive shell: the child is the terminal's foreground job,
+# Ctrl-Z stops the job, fg resumes it, Ctrl-C reaches the child directly
+def job_control():
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+    buf = [b""]
+
+    def expect(pat, timeout=30):
+        end = time.time() + timeout
+        while time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if r:
+                try:
+                    d = os.read(fd, 4096)
+                except OSError:
+                    return False
+                buf[0] += d
+                if pat in buf[0]:
+                    buf[0] = buf[0][buf[0].index(pat) + len(pat):]
+                    return True
+        return False
+    try:
+        os.write(fd, b"PS1='$ '\n")
+        steps = [expect(b"$ ")]
+        os.write(fd, b"%s run -- %s -c 'import time,sys; print(\"started\", sys.stdin.isatty()); "
+                 b"sys.stdout.flush(); time.sleep(60)'\n" % (EXE.encode(), PY.encode()))
+        steps.append(expect(b"started True"))
+        time.sleep(0.3)
+        os.write(fd, b"\x1a")
+        steps.append(expect(b"Stopped"))
+        os.write(fd, b"fg\n")
+        time.sleep(1)
+        os.write(fd, b"\x03")
+        steps.append(expect(b"KeyboardInterrupt"))
+        os.write(fd, b"echo rc=$?\n")
+        steps.append(expect(b"rc=130"))
+        os.write(fd, b"exit\n")
+        return steps, buf[0]
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+if os.path.exists("/bin/bash"):
+    steps, rest = job_control()
+    check(all(steps), "interactive shell: the child reads a terminal, Ctrl-Z stops the job, fg resumes it, "
+          "Ctrl-C reaches the child, exit 130", (steps, rest[-300:]))
+else:
+    print("ok %d - # SKIP bash not installed" % (n + 1))
+    n += 1
+
 # --- an OOM: diagnosis on stderr, JSON report, NVML absent → a note
 oomprog = script("oom.sh", 'echo "step 10 loss 1.0"\ncat "%s" >&2\nexit 1\n' % OOM_LOG)
 rep = os.path.join(TMP, "r.json")
