@@ -13,6 +13,10 @@
  *  - Each of CMD's stdout and stderr is a pipe, or a pseudo-terminal when
  *    the wrapper's own stream is a terminal (output post-processing off, so
  *    bytes pass unchanged; the window size follows the wrapper's terminal).
+ *    When the wrapper's stream is a regular file, CMD writes into it
+ *    directly and the wrapper reads what was appended every 100 ms through
+ *    its own opening of the file (no copy on the output's path, no
+ *    wake-up per write).
  *  - Every chunk read is first written to the wrapper's stream of the same
  *    name, then its complete lines go into one private capture file (the
  *    two streams' lines interleaved in arrival order, each line whole),
@@ -153,6 +157,11 @@ typedef struct stream {
 	int out;         /* STDOUT_FILENO or STDERR_FILENO */
 	int slave;       /* pty slave (child side) or pipe write end */
 	bool pty;
+	bool file;       /* ours is a regular file: CMD writes into it
+	                    directly and fd is our own read-only opening of
+	                    it, read from off on (no pass-through needed) */
+	bool shared;     /* stderr is the same file as stdout: read once */
+	off_t off;
 	bool out_broken; /* our own stream failed (EPIPE): stop passing on */
 	kg_buf pend;     /* bytes after the last complete line */
 } stream;
@@ -234,7 +243,7 @@ static void take_lines(watch *w, const char *text, size_t n)
 /* New bytes of one stream: pass through, then capture whole lines. */
 static void feed(stream *s, watch *w, const char *buf, size_t n)
 {
-	if (!s->out_broken && write_all(s->out, buf, n) < 0) {
+	if (!s->file && !s->out_broken && write_all(s->out, buf, n) < 0) {
 		s->out_broken = true;
 		/* our reader went away: close CMD's stream so CMD sees EPIPE
 		 * (SIGPIPE) on its next write, as it would without us */
@@ -270,6 +279,25 @@ static bool pump(stream *s, watch *w, char *buf)
 	return true;
 }
 
+/* A file stream: everything appended since the last call. */
+static void pump_file(stream *s, watch *w, char *buf)
+{
+	if (!s->file || s->fd < 0)
+		return;
+	struct stat st;
+	if (fstat(s->fd, &st) == 0 && st.st_size < s->off)
+		s->off = 0; /* truncated under us: start again */
+	for (;;) {
+		ssize_t r = pread(s->fd, buf, CHUNK, s->off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		s->off += r;
+		feed(s, w, buf, (size_t)r);
+	}
+}
+
 static void close_stream(stream *s, watch *w)
 {
 	if (s->fd >= 0)
@@ -283,9 +311,35 @@ static void close_stream(stream *s, watch *w)
 	}
 }
 
-static int open_stream(stream *s, int out)
+static int open_stream(stream *s, int out, const stream *other)
 {
 	*s = (stream){.fd = -1, .out = out, .slave = -1};
+	struct stat st;
+	if (fstat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* a regular file (a Slurm --output, `> log`): CMD keeps it, so
+		 * its bytes land there untouched and unbuffered by us; we read
+		 * what it appends through a second opening of the same file
+		 * (its own offset), polled. Where that opening is refused (a
+		 * write-only file), the pipe below is used instead. */
+		struct stat ost;
+		if (other && other->file && fstat(other->out, &ost) == 0 &&
+		    ost.st_dev == st.st_dev && ost.st_ino == st.st_ino) {
+			s->file = s->shared = true;
+			s->slave = out;
+			return 0;
+		}
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/fd/%d", out);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			s->fd = fd;
+			s->file = true;
+			s->slave = out;
+			s->off = st.st_size; /* where CMD's first byte will land
+			                        (a truncated or appended file) */
+			return 0;
+		}
+	}
 	if (isatty(out)) {
 		int m, sl;
 		struct winsize ws;
@@ -538,7 +592,7 @@ int kg_cmd_run(int argc, char **argv)
 	setvbuf(cap, NULL, _IOFBF, 1 << 20);
 
 	stream st[2];
-	if (open_stream(&st[0], STDOUT_FILENO) < 0 || open_stream(&st[1], STDERR_FILENO) < 0 ||
+	if (open_stream(&st[0], STDOUT_FILENO, NULL) < 0 || open_stream(&st[1], STDERR_FILENO, &st[0]) < 0 ||
 	    pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		fprintf(stderr, "%s: cannot create pipes: %s\n", progname, strerror(errno));
 		rc = 125;
@@ -612,8 +666,10 @@ int kg_cmd_run(int argc, char **argv)
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGTTOU, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		dup2(st[0].slave, STDOUT_FILENO);
-		dup2(st[1].slave, STDERR_FILENO);
+		if (!st[0].file)
+			dup2(st[0].slave, STDOUT_FILENO);
+		if (!st[1].file)
+			dup2(st[1].slave, STDERR_FILENO);
 		if (snapdir)
 			set_hook_env(hook, snapdir);
 		execvp(cmd[0], cmd);
@@ -630,8 +686,9 @@ int kg_cmd_run(int argc, char **argv)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(errpipe[1]);
-	close(st[0].slave);
-	close(st[1].slave);
+	for (int i = 0; i < 2; i++)
+		if (!st[i].file)
+			close(st[i].slave);
 	int exec_errno = 0;
 	if (read(errpipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
 		exec_errno = 0;
@@ -644,15 +701,23 @@ int kg_cmd_run(int argc, char **argv)
 		struct pollfd pf[3];
 		int np = 0, idx[2] = {-1, -1};
 		pf[np++] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
-		for (int i = 0; i < 2; i++)
-			if (st[i].fd >= 0) {
+		bool files = false;
+		for (int i = 0; i < 2; i++) {
+			if (st[i].fd >= 0 && st[i].file)
+				files = true;
+			else if (st[i].fd >= 0) {
 				idx[i] = np;
 				pf[np++] = (struct pollfd){.fd = st[i].fd, .events = POLLIN};
 			}
+		}
 		if (np == 1 && reaped)
 			break;
-		if (poll(pf, (nfds_t)np, -1) < 0 && errno != EINTR)
+		/* files are read every 100 ms: CMD's writes reach the file
+		 * directly, only the scan waits */
+		if (poll(pf, (nfds_t)np, files ? 100 : -1) < 0 && errno != EINTR)
 			break;
+		for (int i = 0; i < 2; i++)
+			pump_file(&st[i], &w, buf);
 		if (pf[0].revents & POLLIN) {
 			char d[64];
 			while (read(wake_pipe[0], d, sizeof d) > 0) {}
@@ -699,6 +764,11 @@ int kg_cmd_run(int argc, char **argv)
 				for (int i = 0; i < 2; i++) {
 					if (st[i].fd < 0)
 						continue;
+					if (st[i].file) {
+						pump_file(&st[i], &w, buf);
+						close_stream(&st[i], &w);
+						continue;
+					}
 					fcntl(st[i].fd, F_SETFL, fcntl(st[i].fd, F_GETFL) | O_NONBLOCK);
 					for (;;) {
 						ssize_t n = read(st[i].fd, buf, CHUNK);

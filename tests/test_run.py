@@ -78,6 +78,33 @@ check(wrapped.stderr == direct.stderr and len(direct.stderr) > 2000000,
       "100,000 stderr lines interleaved with stdout byte-identical (%d bytes)" % len(direct.stderr),
       wrapped.stderr[-300:])
 
+# --- to regular files (a Slurm --output file): CMD writes into them
+# directly, the wrapper reads them on the side
+def to_files(args, same):
+    o = open(os.path.join(TMP, "f.out"), "wb")
+    e = o if same else open(os.path.join(TMP, "f.err"), "wb")
+    r = subprocess.run(args, stdout=o, stderr=e, env=env(), timeout=120)
+    o.close()
+    e.close()
+    eb = b"" if same else open(os.path.join(TMP, "f.err"), "rb").read()
+    return r.returncode, open(os.path.join(TMP, "f.out"), "rb").read(), eb
+
+
+d_rc, d_out, _ = to_files([PY, chatty], True)
+w_rc, w_out, _ = to_files([EXE, "run", "--", PY, chatty], True)
+check(w_rc == 0 and w_out == d_out and len(d_out) > 5000000,
+      "stdout and stderr on one file (2>&1): the file is byte-identical (%d bytes)" % len(d_out))
+d_rc, d_out, d_err = to_files([PY, chatty], False)
+w_rc, w_out, w_err = to_files([EXE, "run", "--", PY, chatty], False)
+check(w_out == d_out and w_err == d_err, "stdout and stderr on two files: both byte-identical")
+appended = os.path.join(TMP, "appended.log")
+with open(appended, "wb") as f:
+    f.write(open(OOM_LOG, "rb").read())
+with open(appended, "ab") as f:
+    r = subprocess.run([EXE, "run", "--", "sh", "-c", "echo clean run"], stdout=f, stderr=f, env=env())
+check(r.returncode == 0 and open(appended, "rb").read() == open(OOM_LOG, "rb").read() + b"clean run\n",
+      "appending to a log that already holds an OOM: only this run's output is diagnosed")
+
 # --- exit statuses
 for code in (0, 1, 3, 137, 255):
     r = run(["--", "sh", "-c", "exit %d" % code])
@@ -284,6 +311,16 @@ except Exception as e:
     sd = {}
 check(sd.get("run", {}).get("evidence", [{}])[0].get("gpu", {}).get("available") is True,
       "--format json: the diagnosis on stderr is the JSON report", tail[:300])
+
+# the same OOM through a regular file (2>&1)
+with open(os.path.join(TMP, "oom.out"), "wb") as f:
+    r = subprocess.run([EXE, "run", "--report", rep, "--", "sh", oomprog], stdout=f, stderr=f, env=env())
+d = json.load(open(rep))
+text = open(os.path.join(TMP, "oom.out"), "rb").read()
+check(r.returncode == 1 and d["run"]["evidence"][0]["line"] == d["incidents"][0]["location"]["line"] == 4
+      and text.startswith(b"step 10 loss 1.0\n" + open(OOM_LOG, "rb").read())
+      and b"== kgmem-diagnose: out of memory ==" in text,
+      "to a regular file: the OOM is seen live, the diagnosis follows in the file", (r.returncode, d.get("run")))
 
 # no OOM: nothing added to stderr; --report still written
 r = run(["--report", rep, "--", "sh", "-c", "echo fine"])

@@ -4,11 +4,13 @@
 The wrapper is reaped with waitid(WNOWAIT) first, so /proc/PID/stat of the
 zombie still holds utime+stime (the wrapper itself) and cutime+cstime (the
 child it waited for), in clock ticks: one run gives both, on the same
-output path. usage: measure.py KGMEM MB RUNS [python|cat]
+output path. usage: measure.py KGMEM MB RUNS [python|python-file|cat]
 
 python (default): child.py prints MB megabytes with print(), as a training
 script does (8 KiB writes into the pipe: one wake-up of the wrapper per
-write); cat: the same text, pre-generated, written by cat(1) in 128 KiB
+write); python-file: the same child with stdout and stderr on one regular file (as
+a Slurm --output file: CMD writes into it directly, the wrapper reads it
+every 100 ms); cat: the same text, pre-generated, written by cat(1) in 128 KiB
 writes, which leaves the wrapper's per-byte cost (pass-through, capture,
 prefilter) with few wake-ups."""
 import os
@@ -30,13 +32,20 @@ if mode == "cat":
 hz = os.sysconf("SC_CLK_TCK")
 best = None
 for r in range(runs):
-    with open(os.devnull, "wb") as null:
+    if mode == "python-file":
+        fd, outname = tempfile.mkstemp(prefix="kgmem-bench-out.")
+        null = os.fdopen(fd, "wb")
+    else:
+        outname, null = None, open(os.devnull, "wb")
+    with null:
         p = subprocess.Popen([kgmem, "run", "--"] + cmd,
                              stdout=null, stderr=null)
     os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
     with open("/proc/%d/stat" % p.pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     p.wait()
+    if outname:
+        os.unlink(outname)
     # fields[0] is field 3 (state): utime=14, stime=15, cutime=16, cstime=17
     own = (int(fields[11]) + int(fields[12])) / hz
     kid = (int(fields[13]) + int(fields[14])) / hz

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `kgmem-diagnose run` overhead (bench/README.md): the wrapper's own CPU
 # time against its child's, for a child that prints SIZE_MB of training-log
-# lines with print() (the issue-17 target: below 5 %), and for the same text
+# lines with print() (the issue-17 target: below 5 %) into a pipe and into a
+# regular file (as a Slurm --output file), and for the same text
 # written by cat(1) in large writes (the per-byte cost alone).
 # usage: bench/run/run.sh [SIZE_MB]       (default 1024)
 # env:   KGMEM=path/to/kgmem-diagnose (default build/kgmem-diagnose), RUNS=3
@@ -14,5 +15,6 @@ if [ ! -x "$exe" ]; then
 fi
 rc=0
 python3 "$root/bench/run/measure.py" "$exe" "${1:-1024}" "${RUNS:-3}" python || rc=$?
+python3 "$root/bench/run/measure.py" "$exe" "${1:-1024}" "${RUNS:-3}" python-file || rc=$?
 python3 "$root/bench/run/measure.py" "$exe" "${1:-1024}" "${RUNS:-3}" cat || true
 exit $rc
