@@ -394,19 +394,22 @@ static const char *hook_dir(void)
 
 /* In the child: PYTHONPATH with the hook directory first, and the hook's
  * output directory. */
-static void set_hook_env(const char *hook, const char *dir)
+static void set_hook_env(const char *hook, const char *dir, const char *tag)
 {
 	const char *old = getenv("PYTHONPATH");
 	char *pp = old && *old ? kg_asprintf("%s:%s", hook, old) : kg_strdup(hook);
 	setenv("PYTHONPATH", pp, 1);
 	free(pp);
 	setenv("KGMEM_SNAPSHOT_DIR", dir, 1);
+	setenv("KGMEM_SNAPSHOT_TAG", tag, 1);
 }
 
-/* Snapshots the hook wrote during this run (DIR/kgmem-oom-*.pickle). */
-static void find_snapshots(const char *dir, time_t since, const char ***v, size_t *n)
+/* Snapshots the hook wrote during this run: DIR/kgmem-oom-TAG-*.pickle,
+ * TAG being this wrapper's (set_hook_env), so ranks sharing DIR each read
+ * only their own. */
+static void find_snapshots(const char *dir, const char *tag, time_t since, const char ***v, size_t *n)
 {
-	char *pat = kg_asprintf("%s/kgmem-oom-*.pickle", dir);
+	char *pat = kg_asprintf("%s/kgmem-oom-%s-*.pickle", dir, tag);
 	glob_t g;
 	if (glob(pat, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++) {
@@ -551,6 +554,11 @@ int kg_cmd_run(int argc, char **argv)
 	size_t ncmd = (size_t)(argc - optind);
 
 	const char *hook = NULL;
+	/* names this run's snapshots: host and wrapper pid */
+	char tag[128], host[64] = "host";
+	gethostname(host, sizeof host - 1);
+	host[strcspn(host, "/")] = 0;
+	snprintf(tag, sizeof tag, "%s-%d", host, (int)getpid());
 	if (snapdir && !(hook = hook_dir())) {
 		fprintf(stderr, "%s: --snapshot-on-oom: the Python hook (hooks/sitecustomize.py) is not installed in %s\n",
 			progname, KG_HOOK_DIR);
@@ -671,7 +679,7 @@ int kg_cmd_run(int argc, char **argv)
 		if (!st[1].file)
 			dup2(st[1].slave, STDERR_FILENO);
 		if (snapdir)
-			set_hook_env(hook, snapdir);
+			set_hook_env(hook, snapdir, tag);
 		execvp(cmd[0], cmd);
 		int e = errno;
 		(void)!write(errpipe[1], &e, sizeof e);
@@ -836,7 +844,7 @@ int kg_cmd_run(int argc, char **argv)
 	const char **snaps = NULL;
 	size_t nsnaps = 0;
 	if (snapdir)
-		find_snapshots(snapdir, wall0, &snaps, &nsnaps);
+		find_snapshots(snapdir, tag, wall0, &snaps, &nsnaps);
 	bool oom = w.ooms > 0 || host_oom || nsnaps > 0;
 	if (!oom && !report)
 		goto out_ev;

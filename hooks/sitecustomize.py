@@ -13,7 +13,8 @@
 #      torch.cuda.memory._record_memory_history(...) and an out-of-memory
 #      observer (torch._C._cuda_attach_out_of_memory_observer, PyTorch 2.0+)
 #      that writes the allocator snapshot (torch.cuda.memory._snapshot())
-#      to DIR/kgmem-oom-PID-N.pickle. On PyTorch without the observer, an
+#      to DIR/kgmem-oom-TAG-PID-N.pickle (TAG: KGMEM_SNAPSHOT_TAG, the
+#      wrapper's host and pid, so ranks sharing DIR stay apart). On PyTorch without the observer, an
 #      uncaught torch.cuda.OutOfMemoryError writes the snapshot from
 #      sys.excepthook instead, before the default hook prints the traceback.
 # Without torch, without CUDA, or on any error inside the hook, nothing
@@ -22,6 +23,7 @@ import os
 import sys
 
 _DIR = os.environ.get("KGMEM_SNAPSHOT_DIR", "")
+_TAG = os.environ.get("KGMEM_SNAPSHOT_TAG", "run")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MAX_DUMPS = 3
 
@@ -54,7 +56,7 @@ def _dump(torch, why):
         import pickle
         _dumps[0] += 1
         snap = torch.cuda.memory._snapshot()
-        path = os.path.join(_DIR, "kgmem-oom-%d-%d.pickle" % (os.getpid(), _dumps[0]))
+        path = os.path.join(_DIR, "kgmem-oom-%s-%d-%d.pickle" % (_TAG, os.getpid(), _dumps[0]))
         tmp = path + ".tmp"
         with open(tmp, "wb") as f:
             pickle.dump(snap, f)

@@ -412,17 +412,23 @@ sys.exit(1)
 ''')
 shutil_snap = os.path.join(TMP, "snaps2")
 rep2 = os.path.join(TMP, "r2.json")
+os.mkdir(shutil_snap)
+# another rank's snapshot in the shared DIR
+foreign = "kgmem-oom-otherhost-1-2-1.pickle"
+open(os.path.join(shutil_snap, foreign), "wb").write(
+    open(os.path.join(ROOT, "testdata/snapshots/cs336-transformer-fullstep.pickle"), "rb").read())
 r = run(["--snapshot-on-oom", shutil_snap, "--report", rep2, "--", PY, train, OOM_LOG],
         env=dict(hookenv, PYTHONPATH=fake))
-dumped = sorted(os.listdir(shutil_snap)) if os.path.isdir(shutil_snap) else []
+dumped = sorted(x for x in os.listdir(shutil_snap) if x != foreign)
 check(r.stdout == b"recording True observer True\n",
       "hook: once torch is imported, memory history is recorded and the OOM observer attached", r.stdout)
 check(len(dumped) == 1 and dumped[0].startswith("kgmem-oom-") and dumped[0].endswith(".pickle"),
       "hook: the observer dumped the snapshot into DIR", dumped)
 d = json.load(open(rep2)) if os.path.exists(rep2) else {}
 kinds = [i.get("kind") for i in d.get("inputs", [])]
-check("snapshot" in kinds and d.get("run", {}).get("snapshot_dir") == shutil_snap,
-      "the wrapper read the snapshot into the diagnosis", (kinds, r.stderr[-500:]))
+check(kinds.count("snapshot") == 1 and d.get("run", {}).get("snapshot_dir") == shutil_snap
+      and b"diagnosis:" not in r.stderr,
+      "the wrapper read its own snapshot into the diagnosis, not another rank's", (kinds, r.stderr[-500:]))
 
 # Debian's CPU-only torch, when installed: a no-op (nothing queued runs, no dump)
 if os.path.exists("/usr/lib/python3/dist-packages/torch/__init__.py") and os.path.exists("/usr/bin/python3"):
