@@ -5,8 +5,8 @@
  * after an OOM prints the diagnosis on stderr and writes --report.
  *
  * Design (README "Catching it as it happens"):
- *  - CMD runs in its own process group; SIGINT, SIGTERM and SIGHUP sent to
- *    the wrapper are forwarded to that group. When standard input is the
+ *  - CMD runs in its own process group; SIGINT, SIGTERM, SIGHUP, SIGUSR1
+ *    and SIGUSR2 sent to the wrapper are forwarded to that group. When standard input is the
  *    controlling terminal and the wrapper is in the foreground, CMD's group
  *    becomes the terminal's foreground group (as a shell does), so Ctrl-C
  *    and terminal reads reach CMD exactly as without the wrapper.
@@ -123,6 +123,19 @@ static void on_wake(int sig)
 	(void)!write(wake_pipe[1], &c, 1);
 	errno = e;
 }
+
+/* What the wrapper does with each signal while CMD runs: forwarded to
+ * CMD's process group (SIGUSR1 and SIGUSR2 too: the preemption warnings of
+ * Slurm's --signal and of other schedulers), noted (SIGCHLD, SIGWINCH), or
+ * ignored (SIGPIPE: a closed reader is handled where the write fails). */
+static const struct {
+	int sig;
+	void (*handler)(int);
+} run_signals[] = {
+	{SIGINT, on_forward}, {SIGTERM, on_forward}, {SIGHUP, on_forward},
+	{SIGUSR1, on_forward}, {SIGUSR2, on_forward},
+	{SIGCHLD, on_wake}, {SIGWINCH, on_wake}, {SIGPIPE, SIG_IGN},
+};
 
 static double mono(void)
 {
@@ -631,26 +644,23 @@ int kg_cmd_run(int argc, char **argv)
 	double t0 = mono();
 	time_t wall0 = time(NULL);
 
-	/* signals: block until the handlers are in place and the pid known */
+	/* signals: block until the handlers are in place and the pid known;
+	 * CMD gets back the dispositions the wrapper found */
+	enum { NSIG_RUN = sizeof run_signals / sizeof run_signals[0] };
 	sigset_t all, old;
 	sigemptyset(&all);
-	sigaddset(&all, SIGCHLD);
-	sigaddset(&all, SIGINT);
-	sigaddset(&all, SIGTERM);
-	sigaddset(&all, SIGHUP);
-	sigaddset(&all, SIGWINCH);
+	for (size_t i = 0; i < NSIG_RUN; i++)
+		sigaddset(&all, run_signals[i].sig);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	struct sigaction sa = {0}, sa_old[5];
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sa.sa_handler = on_forward;
-	sigaction(SIGINT, &sa, &sa_old[0]);
-	sigaction(SIGTERM, &sa, &sa_old[1]);
-	sigaction(SIGHUP, &sa, &sa_old[2]);
-	sa.sa_handler = on_wake;
-	sigaction(SIGCHLD, &sa, &sa_old[3]);
-	sigaction(SIGWINCH, &sa, &sa_old[4]);
-	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa_old[NSIG_RUN], ttou_old;
+	for (size_t i = 0; i < NSIG_RUN; i++) {
+		struct sigaction sa = {0};
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		sa.sa_handler = run_signals[i].handler;
+		sigaction(run_signals[i].sig, &sa, &sa_old[i]);
+	}
+	sigaction(SIGTTOU, NULL, &ttou_old);
 
 	bool fg = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	fflush(NULL);
@@ -667,12 +677,9 @@ int kg_cmd_run(int argc, char **argv)
 			signal(SIGTTOU, SIG_IGN);
 			tcsetpgrp(STDIN_FILENO, getpid());
 		}
-		for (int i = 0; i < 5; i++) {
-			static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH};
-			sigaction(sigs[i], &sa_old[i], NULL);
-		}
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGTTOU, SIG_DFL);
+		for (size_t i = 0; i < NSIG_RUN; i++)
+			sigaction(run_signals[i].sig, &sa_old[i], NULL);
+		sigaction(SIGTTOU, &ttou_old, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (!st[0].file)
 			dup2(st[0].slave, STDOUT_FILENO);
@@ -805,10 +812,9 @@ int kg_cmd_run(int argc, char **argv)
 	child_pgid = 0;
 	if (fg)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
-	for (int i = 0; i < 5; i++) {
-		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH};
-		sigaction(sigs[i], &sa_old[i], NULL);
-	}
+	for (size_t i = 0; i < NSIG_RUN; i++)
+		if (run_signals[i].sig != SIGPIPE) /* the report may still meet a closed pipe */
+			sigaction(run_signals[i].sig, &sa_old[i], NULL);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
 	bool cap_bad = w.cap_failed | (fflush(cap) != 0);

@@ -133,19 +133,20 @@ check(r.returncode == 0 and r.stdout == b"a\n" and r.stderr == b"b\n"
 r = run(["--help"])
 check(r.returncode == 0 and b"--snapshot-on-oom" in r.stdout, "run --help", r.stdout[:200])
 
-# --- signals: SIGINT, SIGTERM, SIGHUP to the wrapper reach the child's group
+# --- signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 to the wrapper reach
+# the child's group
 trap = script("trap.py", r'''
 import os, signal, sys, time, subprocess
 got = []
 def h(s, f):
     sys.stdout.write("child got %s\n" % signal.Signals(s).name); sys.stdout.flush()
     sys.exit(7)
-for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
     signal.signal(s, h)
 sys.stdout.write("ready\n"); sys.stdout.flush()
 time.sleep(60)
 ''')
-for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
     p = subprocess.Popen([EXE, "run", "--", PY, trap], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env())
     first = p.stdout.readline()
