@@ -60,5 +60,12 @@ complete -c kgmem-diagnose -n $run_opts -l log -r -F -d 'Keep the captured outpu
 complete -c kgmem-diagnose -n $run_opts -l snapshot-on-oom -x -a '(__fish_complete_directories)' -d 'Python: dump the allocator snapshot at an OOM'
 complete -c kgmem-diagnose -n $run_opts -l fail-on -x -a 'never info warning error' -d 'Exit 1 when CMD exited 0 but a finding is at least LEVEL'
 complete -c kgmem-diagnose -n $run_opts -s c -l config -r -F -d 'Training config (YAML)'
+# after "--": CMD and its arguments, completed as if typed alone
+function __kgmem_diagnose_run_cmd
+    set -l toks (commandline -opc)
+    set -l i (contains -i -- -- $toks)
+    set -l rest $toks[(math $i + 1)..-1]
+    complete -C (string join ' ' -- $rest (commandline -ct))
+end
 complete -c kgmem-diagnose -n "__fish_seen_subcommand_from run; and contains -- -- (commandline -opc)" \
-    -a '(__fish_complete_subcommand --fcs-skip=3)'
+    -a '(__kgmem_diagnose_run_cmd)'

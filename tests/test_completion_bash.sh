@@ -133,6 +133,9 @@ if command -v fish >/dev/null; then
 	fexpect "kgmem-diagnose rules show c" "capacity.shortfall"
 	fexpect "kgmem-diagnose run --fail-on " "error info never warning"
 	fexpect "kgmem-diagnose run --snap" "--snapshot-on-oom"
+	fexpect "kgmem-diagnose run -- kgtrainf" "kgtrainfake"
+	fexpect "kgmem-diagnose run --log x.log -- kgtrainf" "kgtrainfake"
+	fexpect "kgmem-diagnose run -- kgtrainfake tr" "train.log train.log.gz"
 else
 	skip "fish -n kgmem-diagnose.fish" "fish not installed"
 fi
