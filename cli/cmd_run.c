@@ -240,8 +240,13 @@ static void take_lines(watch *w, const char *text, size_t n)
 				if (!strcmp(o.kind, "oom")) {
 					w->ooms++;
 					if (w->nev < MAX_EVIDENCE)
+						/* the wrapper's own cgroup: CMD's
+						 * is the same, and CMD may already
+						 * be a zombie (whose cgroup reads
+						 * as the root) once its traceback
+						 * is out */
 						kg_evidence_collect(&w->ev[w->nev++], "oom-message",
-								    line_no + 1, w->pid, NULL);
+								    line_no + 1, 0, NULL);
 				}
 				kg_oom_free(&o);
 			}
@@ -855,17 +860,21 @@ int kg_cmd_run(int argc, char **argv)
 	if (!oom && !report)
 		goto out_ev;
 
-	/* the diagnosis: the captured output, then any snapshot */
+	/* the diagnosis: the captured output (unless CMD printed nothing, as
+	 * after a host OOM kill), then any snapshot */
 	const char **paths = kg_malloc((1 + nsnaps) * sizeof *paths);
-	paths[0] = cap_path;
+	size_t npaths = 0;
+	struct stat cst;
+	if (stat(cap_path, &cst) == 0 && cst.st_size > 0)
+		paths[npaths++] = cap_path;
 	for (size_t i = 0; i < nsnaps; i++)
-		paths[1 + i] = snaps[i];
+		paths[npaths++] = snaps[i];
 	kg_options opt = {.format = format, .fail_on = fail_on, .configs = configs,
 			  .nconfigs = nconfigs, .color = 0, .progress = 0};
 	kg_report rep;
 	kg_report_init(&rep);
 	kg_error err = {0};
-	enum kg_status ds = kg_diagnose(paths, 1 + nsnaps, &opt, &rep, &err);
+	enum kg_status ds = npaths ? kg_diagnose(paths, npaths, &opt, &rep, &err) : KG_STATUS_OK;
 	if (!logpath)
 		rename_input(&rep, cap_path, "<output>");
 	if (cap_bad)

@@ -1,9 +1,12 @@
-/* cgroup.c — cgroup v2 memory controller and /proc/meminfo readings
+/* cgroup.c — memory cgroup (v2, else v1) and /proc/meminfo readings
  * (include/cgroup.h). File formats: Documentation/admin-guide/cgroup-v2.rst
- * (memory.max, memory.current, memory.peak, memory.events) and proc(5)
- * (/proc/PID/cgroup, /proc/meminfo). */
+ * (memory.max, memory.current, memory.peak, memory.events),
+ * Documentation/admin-guide/cgroup-v1/memory.rst (memory.limit_in_bytes,
+ * memory.usage_in_bytes, memory.max_usage_in_bytes, memory.oom_control)
+ * and proc(5) (/proc/PID/cgroup, /proc/meminfo). */
 #include "cgroup.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,53 @@ static int64_t read_num(const char *dir, const char *file)
 	return v;
 }
 
+/* "name value" lines (memory.events, memory.oom_control): value of key. */
+static int64_t read_key(const char *dir, const char *file, const char *want)
+{
+	char path[1200], line[256];
+	snprintf(path, sizeof path, "%.1100s/%s", dir, file);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -2; /* absent: not this hierarchy */
+	int64_t v = -1;
+	while (fgets(line, sizeof line, f)) {
+		char key[64];
+		long long x;
+		if (sscanf(line, "%63s %lld", key, &x) == 2 && !strcmp(key, want) && x >= 0)
+			v = x;
+	}
+	fclose(f);
+	return v;
+}
+
+/* The v2 path ("0::/p") or the v1 memory controller's ("N:a,memory,b:/p")
+ * from PROC/PID/cgroup into v2/v1 (empty when absent). */
+static void cgroup_paths(FILE *f, char *v2, char *v1, size_t n)
+{
+	char line[1024];
+	v2[0] = v1[0] = 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c1 = *c2 = 0;
+		const char *ctl = c1 + 1, *path = c2 + 1;
+		if (!strcmp(line, "0") && !*ctl) {
+			snprintf(v2, n, "%.511s", path);
+			continue;
+		}
+		/* the controller list, comma separated */
+		for (const char *p = ctl; *p;) {
+			size_t k = strcspn(p, ",");
+			if (k == 6 && !strncmp(p, "memory", 6))
+				snprintf(v1, n, "%.511s", path);
+			p += k + (p[k] == ',');
+		}
+	}
+}
+
 void kg_cgroup_read(kg_cgroup_mem *out, pid_t pid, const char *proc_root, const char *cgroup_root)
 {
 	*out = (kg_cgroup_mem){.max_bytes = -1, .current_bytes = -1, .peak_bytes = -1,
@@ -35,7 +85,7 @@ void kg_cgroup_read(kg_cgroup_mem *out, pid_t pid, const char *proc_root, const 
 		proc_root = "/proc";
 	if (!cgroup_root)
 		cgroup_root = "/sys/fs/cgroup";
-	char path[1200], line[1024];
+	char path[1200], v2[512], v1[512];
 	if (pid > 0)
 		snprintf(path, sizeof path, "%s/%d/cgroup", proc_root, (int)pid);
 	else
@@ -43,41 +93,41 @@ void kg_cgroup_read(kg_cgroup_mem *out, pid_t pid, const char *proc_root, const 
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return;
-	bool have = false;
-	while (fgets(line, sizeof line, f)) {
-		/* cgroup v2: the single "0::/path" line (v1 lines have a
-		 * controller list between the colons) */
-		if (strncmp(line, "0::", 3) != 0)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(out->path, sizeof out->path, "%.511s", line + 3);
-		have = true;
-		break;
-	}
+	cgroup_paths(f, v2, v1, sizeof v2);
 	fclose(f);
-	if (!have)
-		return;
 	char dir[1100];
-	snprintf(dir, sizeof dir, "%.500s%s", cgroup_root, strcmp(out->path, "/") ? out->path : "");
-	snprintf(path, sizeof path, "%s/memory.events", dir);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	out->found = true;
-	while (fgets(line, sizeof line, f)) {
-		char key[64];
-		long long v;
-		if (sscanf(line, "%63s %lld", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "oom"))
-			out->oom = v;
-		else if (!strcmp(key, "oom_kill"))
-			out->oom_kill = v;
+	if (v2[0]) {
+		snprintf(dir, sizeof dir, "%.500s%s", cgroup_root, strcmp(v2, "/") ? v2 : "");
+		int64_t kills = read_key(dir, "memory.events", "oom_kill");
+		if (kills != -2) {
+			out->found = true;
+			out->version = 2;
+			snprintf(out->path, sizeof out->path, "%s", v2);
+			out->oom_kill = kills;
+			out->oom = read_key(dir, "memory.events", "oom");
+			out->max_bytes = read_num(dir, "memory.max");
+			out->current_bytes = read_num(dir, "memory.current");
+			out->peak_bytes = read_num(dir, "memory.peak");
+			return;
+		}
 	}
-	fclose(f);
-	out->max_bytes = read_num(dir, "memory.max");
-	out->current_bytes = read_num(dir, "memory.current");
-	out->peak_bytes = read_num(dir, "memory.peak");
+	if (v1[0]) {
+		snprintf(dir, sizeof dir, "%.500s/memory%s", cgroup_root, strcmp(v1, "/") ? v1 : "");
+		int64_t kills = read_key(dir, "memory.oom_control", "oom_kill");
+		if (kills == -2)
+			return;
+		out->found = true;
+		out->version = 1;
+		snprintf(out->path, sizeof out->path, "%s", v1);
+		out->oom_kill = kills;
+		out->max_bytes = read_num(dir, "memory.limit_in_bytes");
+		/* v1's "no limit" is the page counter's maximum (PAGE_COUNTER_MAX
+		 * × page size, about 2^63 rounded to pages) */
+		if (out->max_bytes >= (INT64_C(1) << 62))
+			out->max_bytes = -1;
+		out->current_bytes = read_num(dir, "memory.usage_in_bytes");
+		out->peak_bytes = read_num(dir, "memory.max_usage_in_bytes");
+	}
 }
 
 void kg_host_mem_read(kg_host_mem *out, const char *proc_root)

@@ -79,6 +79,7 @@ static cJSON *evidence_json(const kg_evidence *e)
 
 	cJSON *c = cJSON_AddObjectToObject(o, "cgroup");
 	cJSON_AddBoolToObject(c, "found", e->cgroup.found);
+	cJSON_AddItemToObject(c, "version", e->cgroup.version ? num_or_null(e->cgroup.version) : cJSON_CreateNull());
 	cJSON_AddItemToObject(c, "path", e->cgroup.path[0] ? cJSON_CreateString(e->cgroup.path) : cJSON_CreateNull());
 	cJSON_AddItemToObject(c, "memory_max_bytes", num_or_null(e->cgroup.max_bytes));
 	cJSON_AddItemToObject(c, "memory_current_bytes", num_or_null(e->cgroup.current_bytes));
@@ -181,9 +182,12 @@ void kg_run_attach(kg_report *rep, const kg_run_info *ri)
 	char a[32], b[32];
 	for (size_t i = 0; i < ri->nevidence; i++) {
 		const kg_evidence *e = &ri->evidence[i];
-		if (strcmp(e->trigger, "oom-message") != 0)
+		bool at_oom = !strcmp(e->trigger, "oom-message");
+		if (!at_oom && strcmp(e->trigger, "exit") != 0)
 			continue;
-		if (!e->gpu.available) {
+		if (!at_oom) {
+			/* after a host OOM kill: the cgroup and host lines */
+		} else if (!e->gpu.available) {
 			kg_report_note(rep, "run: at the OOM (%s, output line %ld): %s", e->time, e->line,
 				       e->gpu.note[0] ? e->gpu.note : "NVML not available");
 		} else {
@@ -210,22 +214,26 @@ void kg_run_attach(kg_report *rep, const kg_run_info *ri)
 				gib(b, sizeof b, e->cgroup.max_bytes);
 			else
 				snprintf(b, sizeof b, "no limit");
-			kg_report_note(rep, "run: cgroup %s: %s in use, memory.max %s", e->cgroup.path, a, b);
+			char pk[32];
+			gib(pk, sizeof pk, e->cgroup.peak_bytes);
+			kg_report_note(rep, "run: %s: cgroup %s (v%d): %s in use, peak %s, limit %s",
+				       at_oom ? "at the OOM" : "at exit", e->cgroup.path, e->cgroup.version,
+				       a, pk, b);
 		}
 		if (e->host.found) {
 			gib(a, sizeof a, e->host.available_bytes);
 			gib(b, sizeof b, e->host.total_bytes);
 			kg_report_note(rep, "run: host memory: %s available of %s", a, b);
 		}
-		break; /* the first OOM's moment; every moment is in the JSON */
+		break; /* the first moment; every moment is in the JSON */
 	}
 	if (ri->oom_kill_before >= 0 && ri->oom_kill_after > ri->oom_kill_before)
 		kg_report_note(rep, "run: the kernel's OOM killer fired %lld time(s) in this job's cgroup during the run "
-			       "(memory.events oom_kill %lld -> %lld): host memory ran out, not GPU memory%s",
+			       "(oom_kill %lld -> %lld): host memory ran out, not GPU memory%s",
 			       (long long)(ri->oom_kill_after - ri->oom_kill_before),
 			       (long long)ri->oom_kill_before, (long long)ri->oom_kill_after,
 			       ri->signal == SIGKILL ? "; the command was killed by SIGKILL" : "");
 	else if (ri->oom_kill_before < 0 && ri->signal == SIGKILL)
-		kg_report_note(rep, "run: the command was killed by SIGKILL and the cgroup's memory.events could not be read, "
+		kg_report_note(rep, "run: the command was killed by SIGKILL and the cgroup's oom_kill count could not be read, "
 			       "so a host OOM kill can neither be confirmed nor ruled out");
 }

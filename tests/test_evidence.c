@@ -25,6 +25,19 @@ static void put(const char *dir, const char *name, const char *text)
 	fclose(f);
 }
 
+/* mkdir -p ROOT/REL; the path into d. */
+static void mkdirs(char *d, size_t n, const char *root, const char *rel)
+{
+	snprintf(d, n, "%s/%s", root, rel);
+	for (char *p = d + strlen(root) + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(d, 0755);
+			*p = '/';
+		}
+	mkdir(d, 0755);
+}
+
 int main(int argc, char **argv)
 {
 	char root[] = "/tmp/kg-test-evidence.XXXXXX";
@@ -35,14 +48,10 @@ int main(int argc, char **argv)
 	snprintf(cg, sizeof cg, "%s/cg", root);
 	mkdir(proc, 0755);
 	mkdir(cg, 0755);
-	snprintf(d, sizeof d, "%s/42", proc);
-	mkdir(d, 0755);
+	mkdirs(d, sizeof d, proc, "42");
 	put(d, "cgroup", "0::/job_7/step_0\n");
 	put(d, "comm", "python3\n");
-	snprintf(d, sizeof d, "%s/job_7", cg);
-	mkdir(d, 0755);
-	snprintf(d, sizeof d, "%s/job_7/step_0", cg);
-	mkdir(d, 0755);
+	mkdirs(d, sizeof d, cg, "job_7/step_0");
 	put(d, "memory.max", "8589934592\n");
 	put(d, "memory.current", "8589000000\n");
 	put(d, "memory.events", "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n");
@@ -51,7 +60,7 @@ int main(int argc, char **argv)
 
 	kg_cgroup_mem m;
 	kg_cgroup_read(&m, 42, proc, cg);
-	TAP_OK(m.found, "cgroup v2 of pid 42 found");
+	TAP_OK(m.found && m.version == 2, "cgroup v2 of pid 42 found");
 	TAP_EQ_STR(m.path, "/job_7/step_0", "cgroup path from PROC/42/cgroup");
 	TAP_EQ_I64(m.max_bytes, 8589934592LL, "memory.max in bytes");
 	TAP_EQ_I64(m.current_bytes, 8589000000LL, "memory.current in bytes");
@@ -65,11 +74,29 @@ int main(int argc, char **argv)
 
 	kg_cgroup_read(&m, 43, proc, cg);
 	TAP_OK(!m.found && m.oom_kill == -1, "a process that is gone: not found, unknown numbers");
-	snprintf(d, sizeof d, "%s/44", proc);
-	mkdir(d, 0755);
+	mkdirs(d, sizeof d, proc, "44");
 	put(d, "cgroup", "12:memory:/user.slice\n1:name=systemd:/user.slice\n");
 	kg_cgroup_read(&m, 44, proc, cg);
-	TAP_OK(!m.found, "cgroup v1 only: not found");
+	TAP_OK(!m.found, "cgroup v1 without its memory hierarchy: not found");
+
+	/* cgroup v1: the memory controller's own line and hierarchy */
+	mkdirs(d, sizeof d, proc, "45");
+	put(d, "cgroup", "12:cpu,cpuacct:/slurm/uid_0/job_9\n4:memory:/slurm/uid_0/job_9\n0::/\n");
+	mkdirs(d, sizeof d, cg, "memory/slurm/uid_0/job_9");
+	put(d, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+	put(d, "memory.limit_in_bytes", "4294967296\n");
+	put(d, "memory.usage_in_bytes", "4294000000\n");
+	put(d, "memory.max_usage_in_bytes", "4294967296\n");
+	kg_cgroup_read(&m, 45, proc, cg);
+	TAP_OK(m.found && m.version == 1, "cgroup v1 memory controller found (the v2 root has no memory.events)");
+	TAP_EQ_STR(m.path, "/slurm/uid_0/job_9", "v1 path from the memory line");
+	TAP_EQ_I64(m.oom_kill, 3, "v1 memory.oom_control oom_kill");
+	TAP_EQ_I64(m.max_bytes, 4294967296LL, "v1 memory.limit_in_bytes");
+	TAP_EQ_I64(m.peak_bytes, 4294967296LL, "v1 memory.max_usage_in_bytes");
+	TAP_EQ_I64(m.oom, -1, "v1: no oom count");
+	put(d, "memory.limit_in_bytes", "9223372036854771712\n");
+	kg_cgroup_read(&m, 45, proc, cg);
+	TAP_EQ_I64(m.max_bytes, -1, "v1 unlimited (page counter maximum): -1");
 
 	kg_host_mem h;
 	kg_host_mem_read(&h, proc);

@@ -329,6 +329,68 @@ d = json.load(open(rep))
 check(r.stderr == b"" and d["incidents"] == [] and d["run"]["exit_code"] == 0,
       "a clean run: no diagnosis on stderr, --report with the run", (r.stderr, d.get("run")))
 
+# a real host OOM: a memory cgroup with a 64 MiB limit (v2 memory.max, or v1
+# memory.limit_in_bytes) below ours; the kernel's OOM killer kills the child
+def limited_cgroup():
+    """A new memory cgroup below this process's, limited to 64 MiB:
+    (its directory, the file to write a pid into), or (None, why)."""
+    if os.geteuid() != 0:
+        return None, "not root"
+    lines = open("/proc/self/cgroup").read().splitlines()
+    for ln in lines:
+        num, ctl, path = ln.split(":", 2)
+        if num == "0" and ctl == "":
+            base = "/sys/fs/cgroup" + path.rstrip("/")
+            if os.path.exists(base + "/memory.events") and \
+               "memory" in open(base + "/cgroup.subtree_control").read().split():
+                d = base + "/kgmem-test-%d" % os.getpid()
+                try:
+                    os.mkdir(d)
+                    open(d + "/memory.max", "w").write("67108864")
+                    open(d + "/memory.swap.max", "w").write("0") if os.path.exists(d + "/memory.swap.max") else None
+                    return d, None
+                except OSError as e:
+                    return None, "cgroup v2: %s" % e
+    for ln in lines:
+        num, ctl, path = ln.split(":", 2)
+        if "memory" in ctl.split(","):
+            d = "/sys/fs/cgroup/memory" + path.rstrip("/") + "/kgmem-test-%d" % os.getpid()
+            try:
+                os.mkdir(d)
+                open(d + "/memory.limit_in_bytes", "w").write("67108864")
+                return d, None
+            except OSError as e:
+                return None, "cgroup v1: %s" % e
+    return None, "no writable memory cgroup"
+
+
+cg, why = limited_cgroup()
+if cg:
+    try:
+        hog = 'x = bytearray(512 * 1024 * 1024); print(len(x))'
+        r = subprocess.run(["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg,
+                            EXE, "run", "--report", rep, "--", PY, "-c", hog],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), timeout=120)
+        d = json.load(open(rep))
+        check(r.returncode == 137 and d["run"]["signal"] == "SIGKILL" and d["run"]["oom_kill_during_run"] == 1
+              and d["run"]["evidence"][-1]["trigger"] == "exit",
+              "a real host OOM kill in a 64 MiB cgroup: 137, oom_kill_during_run 1, evidence at exit",
+              (r.returncode, d.get("run", {}).get("oom_kill_during_run"), r.stderr[-400:]))
+        check(b"host out of memory" in r.stderr and b"OOM killer fired 1 time" in r.stderr
+              and b"diagnosis:" not in r.stderr,
+              "… and the diagnosis on stderr says the kernel's OOM killer fired", r.stderr[-600:])
+    finally:
+        for _ in range(50):
+            try:
+                os.rmdir(cg)
+                break
+            except OSError:
+                time.sleep(0.1)
+else:
+    for what in ("a real host OOM kill", "… its diagnosis"):
+        n += 1
+        print("ok %d - %s # SKIP %s" % (n, what, why))
+
 # --fail-on on top of the child's status, only when asked
 oom0 = script("oom0.sh", 'cat "%s"\nexit 0\n' % OOM_LOG)
 r = run(["--", "sh", oom0])
