@@ -1,7 +1,7 @@
 /* cmd_run.c — `kgmem-diagnose run [OPTIONS] -- CMD [ARGS…]`: runs CMD,
  * passes its stdout and stderr through unchanged, watches both for OOM
  * messages as they are printed, records the machine's memory state at that
- * moment (evidence.h: NVML, cgroup v2, /proc/meminfo), and when CMD exits
+ * moment (runinfo.h: NVML, cgroup v2, /proc/meminfo), and when CMD exits
  * after an OOM prints the diagnosis on stderr and writes --report.
  *
  * Design (README "Catching it as it happens"):
@@ -22,7 +22,7 @@
  *    two streams' lines interleaved in arrival order, each line whole),
  *    which kg_diagnose() reads after CMD exits. The scanner's literal
  *    prefilter (kg_scan_atoms) runs on the same lines live; a line that
- *    parses as an OOM message (kg_oom_parse) triggers the evidence reading.
+ *    parses as an OOM message (kg_oom_parse) triggers a reading of the machine's memory.
  *  - The exit status is CMD's, 128 + N when signal N killed it. */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,12 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "atoms.h"
 #include "cli.h"
 #include "diagnose.h"
-#include "evidence.h"
+#include "runinfo.h"
 #include "logscan.h"
 #include "oom.h"
 #include "report.h"
@@ -184,7 +182,7 @@ typedef struct watch {
 	const kg_atoms *atoms;
 	long lines;                /* complete lines captured */
 	pid_t pid;
-	kg_evidence ev[MAX_EVIDENCE];
+	kg_reading ev[MAX_EVIDENCE];
 	size_t nev;
 	long ooms;                 /* OOM messages seen live */
 	bool cap_failed;
@@ -245,7 +243,7 @@ static void take_lines(watch *w, const char *text, size_t n)
 						 * be a zombie (whose cgroup reads
 						 * as the root) once its traceback
 						 * is out */
-						kg_evidence_collect(&w->ev[w->nev++], "oom-message",
+						kg_reading_take(&w->ev[w->nev++], "oom-message",
 								    line_no + 1, 0, NULL);
 				}
 				kg_oom_free(&o);
@@ -458,20 +456,19 @@ static int write_report(const char *path, const kg_report *rep, bool lines)
 			return -1;
 		return 0;
 	}
-	cJSON *tree = kg_report_to_json(rep);
-	char *s = cJSON_PrintUnformatted(tree);
-	cJSON_Delete(tree);
-	if (!s) {
+	char *line = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&line, &n);
+	if (!m)
+		return -1;
+	kg_report_json_line(rep, m);
+	if (fclose(m) != 0) {
+		free(line);
 		errno = ENOMEM;
 		return -1;
 	}
-	size_t n = strlen(s);
-	char *line = kg_malloc(n + 2);
-	memcpy(line, s, n);
-	line[n] = '\n';
-	cJSON_free(s);
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	int rc = fd < 0 ? -1 : write_all(fd, line, n + 1);
+	int rc = fd < 0 ? -1 : write_all(fd, line, n);
 	int e = errno;
 	if (fd >= 0 && close(fd) < 0 && rc == 0)
 		rc = -1, e = errno;
@@ -837,7 +834,7 @@ int kg_cmd_run(int argc, char **argv)
 
 	kg_run_info ri = {.argv = cmd, .argc = ncmd, .pid = pid, .duration_s = mono() - t0,
 			  .exit_code = code, .signal = sig, .labels = labels, .nlabels = nlabels,
-			  .log = logpath, .snapshot_dir = snapdir, .evidence = w.ev, .nevidence = w.nev,
+			  .log = (char *)logpath, .snapshot_dir = (char *)snapdir, .readings = w.ev, .nreadings = w.nev,
 			  .oom_kill_before = cg0.found ? cg0.oom_kill : -1, .oom_kill_after = -1};
 	snprintf(ri.started, sizeof ri.started, "%s", started);
 	kg_time_iso(ri.ended, sizeof ri.ended);
@@ -848,8 +845,8 @@ int kg_cmd_run(int argc, char **argv)
 	bool host_oom = ri.oom_kill_before >= 0 && ri.oom_kill_after > ri.oom_kill_before;
 	if (host_oom && w.nev < MAX_EVIDENCE) {
 		/* no message marks a host OOM kill: read the state at exit */
-		kg_evidence_collect(&w.ev[w.nev++], "exit", 0, 0, NULL);
-		ri.nevidence = w.nev;
+		kg_reading_take(&w.ev[w.nev++], "exit", 0, 0, NULL);
+		ri.nreadings = w.nev;
 	}
 
 	const char **snaps = NULL;
@@ -917,7 +914,7 @@ int kg_cmd_run(int argc, char **argv)
 	free(snaps);
 out_ev:
 	for (size_t i = 0; i < w.nev; i++)
-		kg_evidence_free(&w.ev[i]);
+		kg_reading_free(&w.ev[i]);
 out_cap:
 	if (cap)
 		fclose(cap);

@@ -115,11 +115,13 @@ static void version(void)
 
 int kg_cli_parse_fail_on(const char *s, enum kg_severity *out)
 {
-	if (!strcmp(s, "never")) *out = KG_SEV_NONE;
-	else if (!strcmp(s, "info")) *out = KG_SEV_INFO;
-	else if (!strcmp(s, "warning")) *out = KG_SEV_WARNING;
-	else if (!strcmp(s, "error")) *out = KG_SEV_ERROR;
-	else return -1;
+	int sev = kg_vocab_index(&kg_severities, s);
+	if (!strcmp(s, "never"))
+		*out = KG_SEV_NONE;
+	else if (sev > KG_SEV_NONE)
+		*out = (enum kg_severity)sev;
+	else
+		return -1;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  * (rules.c) fills findings and the cause, and remedies that set config
  * roles become one patch per config file (patch.c). */
 #include "diagnose.h"
+#include "budget.h"
 #include "calc.h"
 #include "config.h"
 #include "facts.h"
@@ -21,7 +22,7 @@
 #include "svg.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,18 +108,14 @@ static int one_input(run *R, const char *path, kg_error *err)
 	case KG_KIND_PICKLE:
 	case KG_KIND_JSON:
 	case KG_KIND_SUMMARY: {
-		struct cJSON *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
+		kg_snapshot *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
 		if (!snap) {
 			rc = -1;
 			break;
 		}
 		kg_input *in = add_input(rep, &src, kind);
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-		if (cJSON_IsString(k))
-			in->kind = !strcmp(k->valuestring, "snapshot") ? "snapshot"
-				 : !strcmp(k->valuestring, "memory_stats") ? "memory_stats"
-				 : "memory_summary";
-		cJSON_AddItemToArray(rep->snapshots, snap);
+		in->kind = kg_snapshot_kind_name(snap->kind);
+		kg_report_add_snapshot(rep, snap);
 		break;
 	}
 	}
@@ -215,6 +212,44 @@ static int set_args(const kg_options *opt, kg_facts *f, kg_error *err)
 	return 0;
 }
 
+/* An OOM recorded in an allocator snapshot's trace (action "oom": the
+ * failed request's size and the device's free bytes) is an incident of
+ * its own when no log gave one (with a log it is the log's OOM again).
+ * Sizes from the snapshot's device state at the dump. */
+static void snapshot_incidents(run *R)
+{
+	kg_report *rep = R->rep;
+	if (rep->nincidents)
+		return;
+	for (size_t sn = 0; sn < rep->nsnapshots; sn++) {
+		const kg_snapshot *snap = rep->snapshots[sn];
+		for (size_t d = 0; d < snap->ndevices; d++) {
+			const kg_snapshot_device *dev = &snap->devices[d];
+			for (size_t k = 0; k < dev->trace.noom; k++) {
+				const kg_trace_oom *o = &dev->trace.oom[k];
+				kg_incident inc;
+				kg_incident_init(&inc);
+				inc.family = KG_FAMILY_WORD(SNAPSHOT_TRACE);
+				inc.framework = KG_FRAMEWORK_WORD(PYTORCH);
+				inc.device_type = KG_DEVICE_WORD(CUDA);
+				inc.path = kg_strdup(snap->path ? snap->path : "<snapshot>");
+				inc.device_index = dev->device;
+				if (o->size_bytes != KG_NONE)
+					inc.mem.requested = kg_size_exact(o->size_bytes);
+				if (o->device_free_bytes != KG_NONE)
+					inc.mem.free = kg_size_exact(o->device_free_bytes);
+				inc.mem.allocated = kg_size_exact(dev->allocated_bytes);
+				inc.mem.reserved = kg_size_exact(dev->reserved_bytes);
+				inc.message = kg_strdup("allocator snapshot trace: oom");
+				rep->incidents = kg_realloc(rep->incidents, (rep->nincidents + 1) * sizeof *rep->incidents);
+				inc.id = (int)rep->nincidents + 1;
+				rep->incidents[rep->nincidents++] = inc;
+			}
+		}
+	}
+	rep->incidents_cap = rep->nincidents;
+}
+
 static int apply_rules(run *R, kg_error *err, bool *usage)
 {
 	const kg_options *opt = R->opt;
@@ -228,30 +263,34 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 	if (!rs)
 		return -1;
 	int rc = 0;
-	for (size_t li = 0; li < R->nlogs && rc == 0; li++) {
-		for (size_t i = R->logs_first[li]; i < R->logs_first[li + 1] && rc == 0; i++) {
-			kg_incident *inc = &R->rep->incidents[i];
-			kg_facts f = {0};
-			kg_facts_from_incident(inc, inc->path, &f);
+	size_t li = 0;
+	for (size_t i = 0; i < R->rep->nincidents && rc == 0; i++) {
+		kg_incident *inc = &R->rep->incidents[i];
+		/* the log this incident came from, if any */
+		while (li < R->nlogs && i >= R->logs_first[li + 1])
+			li++;
+		bool from_log = li < R->nlogs && i >= R->logs_first[li] && i < R->logs_first[li + 1];
+		kg_facts f = {0};
+		kg_facts_from_incident(inc, inc->path, &f);
+		if (from_log)
 			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
-			for (size_t c = 0; c < R->nconfigs; c++)
-				kg_config_facts(R->configs[c], &f);
-			/* snapshots and memory_stats/summary tables of the same case */
-			const cJSON *snap;
-			cJSON_ArrayForEach(snap, R->rep->snapshots)
-				kg_snapshot_facts(snap, &f);
-			/* --set before the calculators (their inputs) and again
-			 * after them (it wins over calculated values too) */
-			if (set_args(opt, &f, err) < 0) {
-				*usage = true;
-				rc = -1;
-			} else {
-				calculators(&f);
-				set_args(opt, &f, err);
-				kg_rules_apply(rs, inc, &f);
-			}
-			kg_facts_free(&f);
+		for (size_t c = 0; c < R->nconfigs; c++)
+			kg_config_facts(R->configs[c], &f);
+		/* snapshots and memory_stats/summary tables of the same case */
+		for (size_t sn = 0; sn < R->rep->nsnapshots; sn++)
+			kg_snapshot_facts(R->rep->snapshots[sn], &f);
+		/* --set before the calculators (their inputs) and again after
+		 * them (it wins over calculated values too) */
+		if (set_args(opt, &f, err) < 0) {
+			*usage = true;
+			rc = -1;
+		} else {
+			calculators(&f);
+			set_args(opt, &f, err);
+			kg_budget_from_facts(&inc->budget, &f);
+			kg_rules_apply(rs, inc, &f);
 		}
+		kg_facts_free(&f);
 	}
 	kg_rules_free(rs);
 	return rc;
@@ -312,16 +351,12 @@ static int plan_patches(run *R, kg_error *err)
 			} else {
 				char *diff = kg_patch_diff(p);
 				if (diff && *diff) {
-					cJSON *o = cJSON_CreateObject();
-					cJSON_AddStringToObject(o, "path", cfg->path);
-					cJSON_AddStringToObject(o, "diff", diff);
-					cJSON_AddBoolToObject(o, "applied", false);
-					cJSON_AddItemToArray(R->rep->patches, o);
+					kg_patch_result *pr = kg_report_add_patch(R->rep, cfg->path, diff);
 					if (R->opt->apply) {
 						if (kg_patch_apply(p, err) < 0) {
 							rc = -1;
 						} else {
-							cJSON_ReplaceItemInObject(o, "applied", cJSON_CreateTrue());
+							pr->applied = true;
 							kg_report_note(R->rep, "%s: written; the old text is in %s.orig",
 								       cfg->path, cfg->path);
 						}
@@ -364,6 +399,7 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		if (one_input(&R, paths[i], &e) < 0)
 			FAIL(KG_STATUS_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
 	}
+	snapshot_incidents(&R);
 	first_failed_rank(rep);
 	/* no --config: a config the log names, if it is there (DESIGN §2) */
 	if (R.nconfigs == 0 && rep->echoed_config && rep->nincidents) {
@@ -396,9 +432,8 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		kg_error e = {0};
 		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
 			FAIL(KG_STATUS_INPUT, opt->svg);
-		struct cJSON *snap;
-		cJSON_ArrayForEach(snap, rep->snapshots)
-			kg_snapshot_strip_detail(snap);
+		for (size_t s = 0; s < rep->nsnapshots; s++)
+			kg_snapshot_strip_detail(rep->snapshots[s]);
 	}
 #undef FAIL
 	for (size_t i = 0; i < R.nconfigs; i++)

@@ -20,7 +20,6 @@
 #include "traceback.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -845,9 +844,9 @@ static void summary_finish(scanner *sc)
 	kg_error e = {0};
 	char name[600];
 	snprintf(name, sizeof name, "%s:%ld", sc->name, sc->summary_line);
-	cJSON *o = kg_summary_parse(sc->summary.data, sc->summary.len, name, &e);
+	kg_snapshot *o = kg_summary_parse(sc->summary.data, sc->summary.len, name, &e);
 	if (o)
-		cJSON_AddItemToArray(sc->rep->snapshots, o);
+		kg_report_add_snapshot(sc->rep, o);
 	else
 		kg_report_note(sc->rep, "%s:%ld: memory_summary table not read: %s", sc->name,
 			       sc->summary_line + (e.line > 0 ? e.line - 1 : 0), e.msg);

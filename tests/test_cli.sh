@@ -115,13 +115,13 @@ check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep
 # --- CI formats on a complete log (seed 004): GitHub workflow commands
 seed4=$root/testdata/logs/seed-004-hpo-parallel.log
 "$exe" --format github --fail-on error "$seed4" >"$tmp/o" 2>&1; rc=$?
-check "--format github on seed 004: ::error for fragmentation on line 6, exit 1" \
-	"[ $rc = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=.*::' $tmp/o && grep -q '^::warning .*line=6' $tmp/o" "$(head -c 600 $tmp/o)"
+check "--format github on seed 004: ::error for the parallel jobs on line 6, exit 1" \
+	"[ $rc = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=.*parallelism.in-process-jobs.*::' $tmp/o && grep -q '^::notice .*line=6.*fragmentation.minor' $tmp/o" "$(head -c 600 $tmp/o)"
 check "github messages carry no raw newline (escaped as %0A)" "! grep -v '^::' $tmp/o | grep -q 'expandable_segments' "
-"$exe" --format sarif "$seed4" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["runs"][0]["results"]; assert d["version"]=="2.1.0" and any(x["ruleId"]=="fragmentation.reserved-unallocated" for x in r)' 2>"$tmp/e"
-check "--format sarif on seed 004 names the fragmentation rule" "[ $? = 0 ]" "$(cat $tmp/e)"
+"$exe" --format sarif "$seed4" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["runs"][0]["results"]; assert d["version"]=="2.1.0" and any(x["ruleId"]=="parallelism.in-process-jobs" for x in r)' 2>"$tmp/e"
+check "--format sarif on seed 004 names the parallel-jobs rule" "[ $? = 0 ]" "$(cat $tmp/e)"
 "$exe" --format markdown "$seed4" >"$tmp/o"
-check "--format markdown on seed 004 has a summary table" "grep -q '^|' $tmp/o && grep -q 'fragmentation' $tmp/o"
+check "--format markdown on seed 004 has a summary table" "grep -q '^|' $tmp/o && grep -q 'parallelism' $tmp/o"
 
 # --- past the first 4,096 reading lines the scan samples readings and leaves
 # their literals out between samples; OOMs there (also on a line that starts

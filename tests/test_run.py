@@ -273,7 +273,7 @@ rep = os.path.join(TMP, "r.json")
 r = run(["--report", rep, "--", "sh", oomprog])
 check(r.returncode == 1, "OOM child's status 1 passed on", r.returncode)
 check(r.stderr.startswith(open(OOM_LOG, "rb").read()), "the child's stderr comes first, unchanged")
-check(b"== kgmem-diagnose: out of memory ==" in r.stderr and b"[fragmentation]" in r.stderr,
+check(b"== kgmem-diagnose: out of memory ==" in r.stderr and b"<output>:4: error: CUDA out of memory" in r.stderr,
       "the diagnosis follows on stderr", r.stderr[-1500:])
 check(b"NVML not available" in r.stderr, "without NVML the text report says so")
 try:
@@ -286,12 +286,12 @@ check(d.get("schema") == "kgmem-diagnose/1" and len(d.get("incidents", [])) == 1
       "--report: schema kgmem-diagnose/1, one incident", str(d)[:300])
 check(run_o.get("command") == ["sh", oomprog] and run_o.get("exit_code") == 1
       and run_o.get("signal") is None, "run.command, run.exit_code", run_o)
-ev = run_o.get("evidence", [{}])
+ev = run_o.get("readings", [{}])
 check(len(ev) == 1 and ev[0].get("trigger") == "oom-message"
       and ev[0].get("line") == d["incidents"][0]["location"]["line"] == 4,
-      "run.evidence: one reading, at the incident's line", ev)
+      "run.readings: one reading, at the incident's line", ev)
 check(ev[0]["gpu"]["available"] is False and "NVML not available" in (ev[0]["gpu"]["note"] or ""),
-      "run.evidence.gpu: not available, with the note", ev[0].get("gpu"))
+      "run.readings[0].gpu: not available, with the note", ev[0].get("gpu"))
 check(any("NVML not available" in x for x in d.get("notes", [])), "notes say NVML was not available")
 check(d["incidents"][0]["location"]["path"] == "<output>" and d["inputs"][0]["path"] == "<output>",
       "the captured output is named <output>", d.get("inputs"))
@@ -300,7 +300,7 @@ check(d["incidents"][0]["location"]["path"] == "<output>" and d["inputs"][0]["pa
 r = run(["--report", rep, "--format", "json", "--", "sh", oomprog],
         env=env(LD_LIBRARY_PATH=NVML_DIR, FAKE_NVML_PID="1"))
 d = json.load(open(rep))
-g = d["run"]["evidence"][0]["gpu"]
+g = d["run"]["readings"][0]["gpu"]
 check(g["available"] is True and len(g["devices"]) == 2 and g["devices"][0]["total_bytes"] == 42949672960,
       "with NVML: devices and their memory recorded", g)
 check(len(g["processes"]) == 2 and g["processes"][0]["pid"] == 1 and g["processes"][0]["name"],
@@ -310,7 +310,7 @@ try:
     sd = json.loads(tail)
 except Exception as e:
     sd = {}
-check(sd.get("run", {}).get("evidence", [{}])[0].get("gpu", {}).get("available") is True,
+check(sd.get("run", {}).get("readings", [{}])[0].get("gpu", {}).get("available") is True,
       "--format json: the diagnosis on stderr is the JSON report", tail[:300])
 
 # the same OOM through a regular file (2>&1)
@@ -318,7 +318,7 @@ with open(os.path.join(TMP, "oom.out"), "wb") as f:
     r = subprocess.run([EXE, "run", "--report", rep, "--", "sh", oomprog], stdout=f, stderr=f, env=env())
 d = json.load(open(rep))
 text = open(os.path.join(TMP, "oom.out"), "rb").read()
-check(r.returncode == 1 and d["run"]["evidence"][0]["line"] == d["incidents"][0]["location"]["line"] == 4
+check(r.returncode == 1 and d["run"]["readings"][0]["line"] == d["incidents"][0]["location"]["line"] == 4
       and text.startswith(b"step 10 loss 1.0\n" + open(OOM_LOG, "rb").read())
       and b"== kgmem-diagnose: out of memory ==" in text,
       "to a regular file: the OOM is seen live, the diagnosis follows in the file", (r.returncode, d.get("run")))
@@ -382,8 +382,8 @@ if cg:
             cg, why = None, "cannot enter the cgroup: %s" % e
             raise
         check(r.returncode == 137 and d["run"]["signal"] == "SIGKILL" and d["run"]["oom_kill_during_run"] == 1
-              and d["run"]["evidence"][-1]["trigger"] == "exit",
-              "a real host OOM kill in a 64 MiB cgroup: 137, oom_kill_during_run 1, evidence at exit",
+              and d["run"]["readings"][-1]["trigger"] == "exit",
+              "a real host OOM kill in a 64 MiB cgroup: 137, oom_kill_during_run 1, a reading at exit",
               (r.returncode, d.get("run", {}).get("oom_kill_during_run"), r.stderr[-400:]))
         check(b"host out of memory" in r.stderr and b"OOM killer fired 1 time" in r.stderr
               and b"diagnosis:" not in r.stderr,

@@ -155,7 +155,7 @@ assert len(lines) == 1, lines
 d = json.loads(lines[0])
 lab = d["run"]["labels"]
 assert lab["job"] == sys.argv[2] and lab["rank"] == "0" and lab["step"] == "0" and lab["host"], lab
-assert d["summary"]["incidents"] == 1 and d["incidents"][0]["cause"] == "fragmentation", d["summary"]
+assert d["summary"]["incidents"] == 1 and d["incidents"][0]["memory"]["requested_bytes"] == 20971520, d["summary"]
 assert d["run"]["exit_code"] == 1 and d["run"]["command"][0] == "sh", d["run"]
 ' "$tmp/runspool/kgmem-$j1.jsonl" "$j1"
 

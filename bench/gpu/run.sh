@@ -30,7 +30,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print("%d incident(s), causes %s, %d snapshot(s), GPU evidence %s" % (
     d["summary"]["incidents"], sorted({i.get("cause") for i in d["incidents"]}),
-    len(d["snapshots"]), [e["gpu"]["available"] for e in d["run"]["evidence"]]))' "$out/report.json")"
+    len(d["snapshots"]), [e["gpu"]["available"] for e in d["run"]["readings"]]))' "$out/report.json")"
 	[ "$st" = 0 ] && rc=1  # every case must end in an OOM
 done
 rmdir "$root/testdata/gpu" 2>/dev/null

@@ -1,9 +1,9 @@
-/* test_evidence.c — the evidence readers on fake inputs: cgroup v2 files and
+/* test_runinfo.c — the readers of run's readings on fake inputs: cgroup v2 files and
  * /proc/meminfo from a temporary tree, NVML from tests/fake_nvml (argv[1]:
  * its path), an absent NVML, and the "run" JSON object. */
 #include "tap.h"
 #include "cgroup.h"
-#include "evidence.h"
+#include "runinfo.h"
 #include "nvml.h"
 #include "report.h"
 
@@ -40,7 +40,7 @@ static void mkdirs(char *d, size_t n, const char *root, const char *rel)
 
 int main(int argc, char **argv)
 {
-	char root[] = "/tmp/kg-test-evidence.XXXXXX";
+	char root[] = "/tmp/kg-test-runinfo.XXXXXX";
 	if (!mkdtemp(root))
 		return 1;
 	char proc[600], cg[600], d[900];
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 	}
 
 	/* the "run" object and the notes */
-	kg_evidence ev = {.trigger = "oom-message", .line = 7};
+	kg_reading ev = {.trigger = "oom-message", .line = 7};
 	snprintf(ev.time, sizeof ev.time, "2026-01-01T00:00:00.000Z");
 	kg_gpu_probe(&ev.gpu, "/nonexistent/libnvidia-ml.so.1", proc);
 	kg_cgroup_read(&ev.cgroup, 42, proc, cg);
@@ -147,20 +147,23 @@ int main(int argc, char **argv)
 	char *labels[] = {"job=7", "rank=0"};
 	kg_run_info ri = {.argv = cmd, .argc = 2, .pid = 42, .exit_code = -1, .signal = SIGKILL,
 			  .labels = labels, .nlabels = 2, .oom_kill_before = 0, .oom_kill_after = 1,
-			  .evidence = &ev, .nevidence = 1};
+			  .readings = &ev, .nreadings = 1};
 	kg_report rep;
 	kg_report_init(&rep);
 	kg_run_attach(&rep, &ri);
-	cJSON *run = rep.run;
-	TAP_OK(run != NULL, "rep.run set");
+	TAP_OK(rep.run != NULL && rep.run->argv != ri.argv && !strcmp(rep.run->argv[1], "train.py"),
+	       "rep.run holds its own copy");
+	cJSON *tree = kg_report_to_json(&rep);
+	cJSON *run = cJSON_GetObjectItem(tree, "run");
+	TAP_OK(run != NULL, "JSON report has a top-level \"run\"");
 	TAP_EQ_STR(cJSON_GetObjectItem(run, "signal")->valuestring, "SIGKILL", "signal name");
 	TAP_OK(cJSON_IsNull(cJSON_GetObjectItem(run, "exit_code")), "exit_code null when killed");
 	TAP_EQ_STR(cJSON_GetObjectItem(run, "oom_kill_during_run")->valuestring, "1", "oom_kill_during_run (raw integer)");
 	TAP_EQ_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "labels"), "job")->valuestring, "7", "labels");
-	cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItem(run, "evidence"), 0);
-	TAP_OK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(e0, "gpu"), "available")), "evidence gpu.available false");
-	char *s = cJSON_PrintUnformatted(rep.run);
-	TAP_OK(strstr(s, "\"memory_max_bytes\":null") && strstr(s, "\"oom_kill\":1"), "cgroup in evidence");
+	cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItem(run, "readings"), 0);
+	TAP_OK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(e0, "gpu"), "available")), "readings[0].gpu.available false");
+	char *s = cJSON_PrintUnformatted(run);
+	TAP_OK(strstr(s, "\"memory_max_bytes\":null") && strstr(s, "\"oom_kill\":1"), "cgroup in the reading");
 	cJSON_free(s);
 	bool said_nvml = false, said_host = false;
 	for (size_t i = 0; i < rep.nnotes; i++) {
@@ -169,11 +172,17 @@ int main(int argc, char **argv)
 	}
 	TAP_OK(said_nvml, "a note says NVML was not available");
 	TAP_OK(said_host, "a note says the kernel's OOM killer fired");
-	cJSON *tree = kg_report_to_json(&rep);
-	TAP_OK(cJSON_GetObjectItem(tree, "run") != NULL, "JSON report has a top-level \"run\"");
 	cJSON_Delete(tree);
+	char *line = NULL;
+	size_t n = 0;
+	FILE *ms = open_memstream(&line, &n);
+	kg_report_json_line(&rep, ms);
+	fclose(ms);
+	TAP_OK(n > 2 && line[n - 1] == '\n' && !memchr(line, '\n', n - 1) && strstr(line, "\"run\":{"),
+	       "kg_report_json_line: one line with the run");
+	free(line);
 	kg_report_free(&rep);
-	kg_evidence_free(&ev);
+	kg_reading_free(&ev);
 
 	char cmdline[700];
 	snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", root);
