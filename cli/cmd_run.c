@@ -1,15 +1,16 @@
 /* cmd_run.c — `kgmem-diagnose run [OPTIONS] -- CMD [ARGS…]`: runs CMD,
  * passes its stdout and stderr through unchanged, watches both for OOM
  * messages as they are printed, records the machine's memory state at that
- * moment (runinfo.h: NVML, cgroup v2, /proc/meminfo), and when CMD exits
+ * moment (runinfo.h: NVML, the memory cgroup, /proc/meminfo), and when CMD exits
  * after an OOM prints the diagnosis on stderr and writes --report.
  *
  * Design (README "Catching it as it happens"):
  *  - CMD runs in its own process group; SIGINT, SIGTERM, SIGHUP, SIGUSR1
- *    and SIGUSR2 sent to the wrapper are forwarded to that group. When standard input is the
- *    controlling terminal and the wrapper is in the foreground, CMD's group
- *    becomes the terminal's foreground group (as a shell does), so Ctrl-C
- *    and terminal reads reach CMD exactly as without the wrapper.
+ *    and SIGUSR2 sent to the wrapper are forwarded to that group. When
+ *    standard input is the controlling terminal and the wrapper is in the
+ *    foreground, CMD's group becomes the terminal's foreground group (as a
+ *    shell does), so Ctrl-C and terminal reads reach CMD exactly as without
+ *    the wrapper; Ctrl-Z stops the wrapper with it.
  *  - Each of CMD's stdout and stderr is a pipe, or a pseudo-terminal when
  *    the wrapper's own stream is a terminal (output post-processing off, so
  *    bytes pass unchanged; the window size follows the wrapper's terminal).
@@ -21,8 +22,9 @@
  *    name, then its complete lines go into one private capture file (the
  *    two streams' lines interleaved in arrival order, each line whole),
  *    which kg_diagnose() reads after CMD exits. The scanner's literal
- *    prefilter (kg_scan_atoms) runs on the same lines live; a line that
- *    parses as an OOM message (kg_oom_parse) triggers a reading of the machine's memory.
+ *    prefilter (atoms.h, on the OOM grammars' trigger literals) runs on
+ *    the same lines live; a line that parses as an OOM message
+ *    (kg_oom_parse) triggers a reading of the machine's memory.
  *  - The exit status is CMD's, 128 + N when signal N killed it. */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +56,7 @@
 #include "paths.h"
 
 
-#define MAX_EVIDENCE 8       /* OOM moments recorded per run */
+#define MAX_READINGS 8       /* readings of the machine per run */
 #define CHUNK (64 * 1024)
 
 static const char *progname = "kgmem-diagnose run";
@@ -181,8 +183,7 @@ typedef struct watch {
 	FILE *cap;                 /* capture file */
 	const kg_atoms *atoms;
 	long lines;                /* complete lines captured */
-	pid_t pid;
-	kg_reading ev[MAX_EVIDENCE];
+	kg_reading ev[MAX_READINGS];
 	size_t nev;
 	long ooms;                 /* OOM messages seen live */
 	bool cap_failed;
@@ -237,7 +238,7 @@ static void take_lines(watch *w, const char *text, size_t n)
 			if (kg_oom_parse(win.data, win.len, fn, &o) == 1) {
 				if (!strcmp(o.kind, "oom")) {
 					w->ooms++;
-					if (w->nev < MAX_EVIDENCE)
+					if (w->nev < MAX_READINGS)
 						/* the wrapper's own cgroup: CMD's
 						 * is the same, and CMD may already
 						 * be a zombie (whose cgroup reads
@@ -696,7 +697,6 @@ int kg_cmd_run(int argc, char **argv)
 	}
 	setpgid(pid, pid);
 	child_pgid = pid;
-	w.pid = pid;
 	if (fg) {
 		signal(SIGTTOU, SIG_IGN);
 		tcsetpgrp(STDIN_FILENO, pid);
@@ -843,7 +843,7 @@ int kg_cmd_run(int argc, char **argv)
 	if (cg1.found)
 		ri.oom_kill_after = cg1.oom_kill;
 	bool host_oom = ri.oom_kill_before >= 0 && ri.oom_kill_after > ri.oom_kill_before;
-	if (host_oom && w.nev < MAX_EVIDENCE) {
+	if (host_oom && w.nev < MAX_READINGS) {
 		/* no message marks a host OOM kill: read the state at exit */
 		kg_reading_take(&w.ev[w.nev++], "exit", 0, 0, NULL);
 		ri.nreadings = w.nev;
