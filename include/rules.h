@@ -6,15 +6,14 @@
  * and cause.
  *
  * Evidence and cause. Each rule is evidence for (`supports:`) or against
- * (`refutes:`) one hypothesis, with a `strength` (decisive, strong, weak);
+ * (`refutes:`) one hypothesis, with a `strength` (include/vocab/strength.def);
  * rules of the categories cascade and none, and `supports: none`, are
  * advice only. kg_rules_apply fires every rule, then differential.c sums
  * the evidence into the incident's differential, cause and confidence
- * (DIAGNOSIS §3). Findings are listed with the cause's evidence first,
- * then most severe first, ties in rule order (by category: host-oom,
- * platform, oversize, eval-blowup, checkpoint, leak, fragmentation,
- * activation-peak, parallelism, capacity, alloc-conf, cascade, none;
- * then file and position).
+ * (DIAGNOSIS §3). Rules are ordered by category in the order of
+ * include/vocab/category.def (the most specific cause first), then by file
+ * and position; findings are listed with the cause's evidence first, then
+ * most severe first, ties in rule order.
  *
  * Missing facts. A `when` that is unknown does not fire. A rule whose
  * title or message needs a fact that is missing does not fire either
@@ -34,8 +33,8 @@
 typedef struct kg_ruleset kg_ruleset;
 
 /* Loads rule files from each of dirs in turn (a directory: its *.yaml and
- * *.yml files in name order, except keys.yaml, datasets.yaml and
- * gpus.yaml, which are data; or a single file). A rule whose id was
+ * *.yml files in name order, except keys.yaml and datasets.yaml, which
+ * are data; or a single file). A rule whose id was
  * loaded from an earlier dir replaces it; the same id twice within one
  * dir is an error. On the first invalid file returns NULL with err->msg
  * "FILE:LINE:COL: reason" (err->line 0). */

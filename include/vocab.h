@@ -91,6 +91,10 @@ extern const kg_vocab kg_phases;       /* "phase" */
 extern const kg_vocab kg_strengths;    /* "strength" */
 extern const kg_vocab kg_confidences;  /* "confidence" */
 
+/* The vocabulary carried by the JSON field or fact called name ("family",
+ * "framework", "device.type", "severity", "category", "phase"), or NULL. */
+const kg_vocab *kg_vocab_named(const char *name);
+
 /* The word of entry i (static storage); NULL when i is out of range. */
 const char *kg_vocab_word(const kg_vocab *v, int i);
 

@@ -129,7 +129,7 @@ char *kg_incident_headline(const kg_incident *inc, bool memory)
 			dev[i] = (char)toupper((unsigned char)inc->device_type[i]);
 		dev[i] = '\0';
 		kg_buf_printf(&b, "%s out of memory", dev[0] ? dev : "CUDA");
-	} else if (inc->family == KG_FAMILY_WORD(TENSORFLOW) && inc->kind &&
+	} else if (kg_vocab_index(&kg_families, inc->family) == KG_FAMILY_TENSORFLOW && inc->kind &&
 		   strcmp(inc->kind, "oom-warning") == 0) {
 		kg_buf_puts(&b, "TensorFlow allocator ran out of memory (retried, not fatal)");
 	} else {

@@ -19,7 +19,6 @@
 
 #define MAX_RULE_FILE (4 * 1024 * 1024)
 
-
 /* ---- templates --------------------------------------------------------- */
 
 typedef struct tpart {
@@ -709,7 +708,7 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
 
 static bool is_data_file(const char *name)
 {
-	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml") || !strcmp(name, "gpus.yaml");
+	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml");
 }
 
 static int cmp_str(const void *a, const void *b)

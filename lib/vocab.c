@@ -61,6 +61,17 @@ const kg_vocab kg_phases = {"phase", phase_words, KG_NPHASES};
 const kg_vocab kg_strengths = {"strength", strength_words, KG_NSTRENGTHS};
 const kg_vocab kg_confidences = {"confidence", confidence_words, KG_NCONFIDENCES};
 
+const kg_vocab *kg_vocab_named(const char *name)
+{
+	static const kg_vocab *const all[] = {
+		&kg_families, &kg_frameworks, &kg_device_types, &kg_severities, &kg_categories, &kg_phases,
+	};
+	for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
+}
+
 const char *kg_vocab_word(const kg_vocab *v, int i)
 {
 	return i >= 0 && (size_t)i < v->n ? v->words[i] : NULL;

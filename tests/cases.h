@@ -4,8 +4,8 @@
  *     input lines
  *     >>>
  *     expectation lines
- * Outside the input, blank and '#' lines are comments. Include once, in a
- * test runner, after tap.h. */
+ * Outside the input, blank and '#' lines are comments. Also the one
+ * whole-file reader of the C tests (tc_slurp). Include after tap.h. */
 #ifndef KG_TEST_CASES_H
 #define KG_TEST_CASES_H
 

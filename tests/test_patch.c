@@ -11,26 +11,13 @@
 #include "config.h"
 #include "patch.h"
 #include "tap.h"
+#include "cases.h"
 
 #define CFG(name) KG_TESTDATA_DIR "/configs/" name
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	kg_buf b = {0};
-	char chunk[4096];
-	size_t r;
-	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-		kg_buf_append(&b, chunk, r);
-	fclose(f);
-	return kg_buf_steal(&b);
-}
-
 static void copy(const char *from, const char *to)
 {
-	char *t = read_all(from);
+	char *t = tc_slurp(from);
 	FILE *f = fopen(to, "wb");
 	fputs(t, f);
 	fclose(f);
@@ -77,7 +64,7 @@ int main(void)
 	/* apply */
 	TAP_OK(p && kg_patch_apply(p, &err) == 0, "apply (%s)", err.msg);
 	char *orig = kg_asprintf("%s.orig", path);
-	char *o = read_all(orig), *n = read_all(path), *src = read_all(CFG("seed001-rotate-wn18rr.yaml"));
+	char *o = tc_slurp(orig), *n = tc_slurp(path), *src = tc_slurp(CFG("seed001-rotate-wn18rr.yaml"));
 	TAP_EQ_STR(o, src, ".orig holds the old text");
 	TAP_OK(n && strstr(n, "  test_bs: 64            # full ranking") && strstr(n, "# RotatE + MED + RSCF"),
 	       "new text has the value and the comments");
@@ -107,7 +94,7 @@ int main(void)
 		TAP_OK(access(ro_orig, F_OK) != 0, "no backup written");
 		free(ro_orig);
 	}
-	char *after = read_all(ro), *before = read_all(CFG("hf-trainer.yaml"));
+	char *after = tc_slurp(ro), *before = tc_slurp(CFG("hf-trainer.yaml"));
 	TAP_EQ_STR(after, before, "file untouched");
 	free(after);
 	free(before);

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "tap.h"
+#include "cases.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -25,17 +26,9 @@ static cJSON *as_json(kg_snapshot *s)
 
 static cJSON *read_json(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	kg_buf b = {0};
-	char tmp[65536];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		kg_buf_append(&b, tmp, n);
-	fclose(f);
-	cJSON *v = cJSON_ParseWithLength(b.data, b.len);
-	kg_buf_free(&b);
+	char *text = tc_slurp(path);
+	cJSON *v = text ? cJSON_Parse(text) : NULL;
+	free(text);
 	return v;
 }
 

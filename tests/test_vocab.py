@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""test_vocab.py SOURCE_ROOT — each vocabulary word is defined once.
+"""test_vocab.py SOURCE_ROOT — each vocabulary word is defined once (and the
+README lists the families and phases).
 
 The closed vocabularies of kgmem-diagnose/1 (message families, frameworks,
 device types, severities, cause categories, phases) are X-macro lists in
@@ -63,6 +64,13 @@ for d in defs:
     check(len(words) == len(set(words)) and words, "%s: words, each once (%d)" % (name, len(words)))
     for w in words:
         vocab.setdefault(w, []).append(name)
+
+# the README's JSON section lists every family and phase
+readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+for name in ("family", "phase"):
+    d = os.path.join(root, "include", "vocab", name + ".def")
+    for w in re.findall(r'^KG_[A-Z]+\([A-Z0-9_]+, "([^"]+)"', strip_comments(open(d).read()), re.M):
+        check("`%s`" % w in readme, "README.md lists %s %s" % (name, w))
 
 sources = sorted(glob.glob(os.path.join(root, "lib", "*.c")) + glob.glob(os.path.join(root, "cli", "*.[ch]")) +
                  glob.glob(os.path.join(root, "include", "*.h")))
