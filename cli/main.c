@@ -34,6 +34,7 @@ static void usage(FILE *out)
 "                           attention|logits|alloc [OPTIONS]\n"
 "       kgmem-diagnose explain SIZE [--config FILE] [--known NAME=N] [--tensor]\n"
 "       kgmem-diagnose rules list|show ID|check [DIR]\n"
+"       kgmem-diagnose run [OPTIONS] -- CMD [ARGS...]   (run --help)\n"
 "\n"
 "Post-mortem analyzer for GPU out-of-memory crashes. Reads a crashed run's\n"
 "log (plain or gzip; a directory is every file under it; no FILE or \"-\"\n"
@@ -113,7 +114,7 @@ static void version(void)
 	printf("zlib %s\n", zlibVersion());
 }
 
-static int parse_fail_on(const char *s, enum kg_severity *out)
+int kg_cli_parse_fail_on(const char *s, enum kg_severity *out)
 {
 	int sev = kg_vocab_index(&kg_severities, s);
 	if (!strcmp(s, "never"))
@@ -149,6 +150,7 @@ static const struct {
 	{"calc", kg_cmd_calc},
 	{"explain", kg_cmd_explain},
 	{"rules", kg_cmd_rules},
+	{"run", kg_cmd_run},
 };
 
 int main(int argc, char **argv)
@@ -204,7 +206,7 @@ int main(int argc, char **argv)
 			opt.format = optarg;
 			break;
 		case OPT_FAIL_ON:
-			if (parse_fail_on(optarg, &opt.fail_on) < 0)
+			if (kg_cli_parse_fail_on(optarg, &opt.fail_on) < 0)
 				return bad_usage("unknown --fail-on level '%s' (never, info, warning, error)", optarg);
 			break;
 		case OPT_DIFF: opt.diff = true; break;

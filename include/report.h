@@ -10,6 +10,7 @@
 
 struct cJSON;
 struct kg_snapshot;
+struct kg_run_info;
 
 typedef struct kg_input {
 	char *path;        /* as given on the command line; "-" for stdin */
@@ -48,6 +49,9 @@ typedef struct kg_report {
 	char **notes;                /* warnings about the input (truncated
 	                                lines, …), one line each */
 	size_t nnotes;
+	struct kg_run_info *run;     /* `run` subcommand: the run and its
+	                                readings (runinfo.h), owned; NULL
+	                                otherwise; printed as "run" */
 } kg_report;
 
 void kg_report_init(kg_report *r);
@@ -86,6 +90,9 @@ typedef struct kg_text_style {
 void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
 
 /* JSON report (schema kgmem-diagnose/1), pretty-printed, newline-terminated. */
+/* The same document on one line (no newline inside), newline-terminated:
+ * one JSON Lines record (`run --report FILE --label …`). */
+void kg_report_json_line(const kg_report *r, FILE *out);
 void kg_report_json(const kg_report *r, FILE *out);
 /* The same document as a cJSON tree (caller frees with cJSON_Delete). */
 struct cJSON *kg_report_to_json(const kg_report *r);

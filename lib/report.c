@@ -1,5 +1,6 @@
 /* report.c — the report container (see include/report.h). */
 #include "report.h"
+#include "runinfo.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -36,6 +37,7 @@ void kg_report_free(kg_report *r)
 		free(r->patches[i].diff);
 	}
 	free(r->patches);
+	kg_run_free(r->run);
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->notes);

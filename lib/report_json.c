@@ -2,9 +2,10 @@
  * All JSON goes through cJSON; byte counts are written as raw integers so
  * values above 2^53 stay exact. Unknown values are null, never 0. Fields
  * beyond DESIGN §4 (message, phase_source, alloc_conf, followups,
- * duplicates, summary.first_failed_rank, summary.root_cause_rank, notes)
+ * duplicates, summary.first_failed_rank, summary.root_cause_rank, notes, run)
  * are additive. */
 #include "report.h"
+#include "runinfo.h"
 #include "differential.h"
 #include "kg_build.h"
 #include "snapshot.h"
@@ -355,6 +356,116 @@ void kg_snapshots_json(kg_snapshot *const *v, size_t n, FILE *out)
 
 /* The document; the incidents array is left empty when !with_incidents
  * (kg_report_json streams them). */
+/* --- the "run" object (`run` subcommand, runinfo.h) --- */
+
+/* A count or size that is -1 when unknown: raw integer or null. */
+static cJSON *known_or_null(int64_t v)
+{
+	return int_or_null(v < 0 ? KG_NONE : v);
+}
+
+
+static cJSON *reading_json(const kg_reading *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "time", e->time);
+	cJSON_AddStringToObject(o, "trigger", e->trigger);
+	cJSON_AddItemToObject(o, "line", e->line > 0 ? known_or_null(e->line) : cJSON_CreateNull());
+
+	cJSON *g = cJSON_AddObjectToObject(o, "gpu");
+	cJSON_AddBoolToObject(g, "available", e->gpu.available);
+	cJSON_AddItemToObject(g, "note", e->gpu.note[0] ? cJSON_CreateString(e->gpu.note) : cJSON_CreateNull());
+	cJSON *devs = cJSON_AddArrayToObject(g, "devices");
+	for (size_t i = 0; i < e->gpu.ndevices; i++) {
+		const kg_gpu_device *d = &e->gpu.devices[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x, "index", d->index);
+		cJSON_AddItemToObject(x, "name", d->name[0] ? cJSON_CreateString(d->name) : cJSON_CreateNull());
+		cJSON_AddItemToObject(x, "uuid", d->uuid[0] ? cJSON_CreateString(d->uuid) : cJSON_CreateNull());
+		cJSON_AddItemToObject(x, "used_bytes", known_or_null(d->used_bytes));
+		cJSON_AddItemToObject(x, "total_bytes", known_or_null(d->total_bytes));
+		cJSON_AddItemToArray(devs, x);
+	}
+	cJSON *procs = cJSON_AddArrayToObject(g, "processes");
+	for (size_t i = 0; i < e->gpu.nprocs; i++) {
+		const kg_gpu_proc *p = &e->gpu.procs[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x, "device", p->device);
+		cJSON_AddItemToObject(x, "pid", known_or_null(p->pid));
+		cJSON_AddItemToObject(x, "name", p->name[0] ? cJSON_CreateString(p->name) : cJSON_CreateNull());
+		cJSON_AddItemToObject(x, "used_bytes", known_or_null(p->used_bytes));
+		cJSON_AddItemToArray(procs, x);
+	}
+
+	cJSON *c = cJSON_AddObjectToObject(o, "cgroup");
+	cJSON_AddBoolToObject(c, "found", e->cgroup.found);
+	cJSON_AddItemToObject(c, "version", e->cgroup.version ? known_or_null(e->cgroup.version) : cJSON_CreateNull());
+	cJSON_AddItemToObject(c, "path", e->cgroup.path[0] ? cJSON_CreateString(e->cgroup.path) : cJSON_CreateNull());
+	cJSON_AddItemToObject(c, "memory_max_bytes", known_or_null(e->cgroup.max_bytes));
+	cJSON_AddItemToObject(c, "memory_current_bytes", known_or_null(e->cgroup.current_bytes));
+	cJSON_AddItemToObject(c, "memory_peak_bytes", known_or_null(e->cgroup.peak_bytes));
+	cJSON_AddItemToObject(c, "oom", known_or_null(e->cgroup.oom));
+	cJSON_AddItemToObject(c, "oom_kill", known_or_null(e->cgroup.oom_kill));
+
+	cJSON *h = cJSON_AddObjectToObject(o, "host");
+	cJSON_AddItemToObject(h, "mem_total_bytes", known_or_null(e->host.total_bytes));
+	cJSON_AddItemToObject(h, "mem_available_bytes", known_or_null(e->host.available_bytes));
+	cJSON_AddItemToObject(h, "swap_total_bytes", known_or_null(e->host.swap_total_bytes));
+	cJSON_AddItemToObject(h, "swap_free_bytes", known_or_null(e->host.swap_free_bytes));
+	return o;
+}
+
+static cJSON *run_json(const kg_run_info *ri)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *cmd = cJSON_AddArrayToObject(o, "command");
+	for (size_t i = 0; i < ri->argc; i++) {
+		char *s = kg_sanitize_utf8(ri->argv[i], strlen(ri->argv[i]));
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(s));
+		free(s);
+	}
+	cJSON_AddItemToObject(o, "pid", known_or_null(ri->pid));
+	cJSON_AddStringToObject(o, "started", ri->started);
+	cJSON_AddStringToObject(o, "ended", ri->ended);
+	cJSON_AddNumberToObject(o, "duration_seconds", (double)(int64_t)(ri->duration_s * 1000) / 1000.0);
+	cJSON_AddItemToObject(o, "exit_code", ri->signal ? cJSON_CreateNull() : known_or_null(ri->exit_code));
+	if (ri->signal) {
+		const char *n = kg_signal_name(ri->signal);
+		char buf[16];
+		if (!n) {
+			snprintf(buf, sizeof buf, "%d", ri->signal);
+			n = buf;
+		}
+		cJSON_AddStringToObject(o, "signal", n);
+	} else {
+		cJSON_AddNullToObject(o, "signal");
+	}
+	cJSON *labels = cJSON_AddObjectToObject(o, "labels");
+	for (size_t i = 0; i < ri->nlabels; i++) {
+		const char *eq = strchr(ri->labels[i], '=');
+		if (!eq)
+			continue;
+		char *k = kg_sanitize_utf8(ri->labels[i], (size_t)(eq - ri->labels[i]));
+		char *v = kg_sanitize_utf8(eq + 1, strlen(eq + 1));
+		cJSON_DeleteItemFromObjectCaseSensitive(labels, k);
+		cJSON_AddStringToObject(labels, k, v);
+		free(k);
+		free(v);
+	}
+	cJSON_AddItemToObject(o, "log", ri->log ? cJSON_CreateString(ri->log) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "snapshot_dir",
+			      ri->snapshot_dir ? cJSON_CreateString(ri->snapshot_dir) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "oom_kill_during_run",
+			      ri->oom_kill_before >= 0 && ri->oom_kill_after >= ri->oom_kill_before
+				      ? known_or_null(ri->oom_kill_after - ri->oom_kill_before)
+				      : cJSON_CreateNull());
+	cJSON *ev = cJSON_AddArrayToObject(o, "readings");
+	for (size_t i = 0; i < ri->nreadings; i++)
+		cJSON_AddItemToArray(ev, reading_json(&ri->readings[i]));
+	return o;
+}
+
+
 static cJSON *report_tree(const kg_report *r, bool with_incidents)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -395,6 +506,8 @@ static cJSON *report_tree(const kg_report *r, bool with_incidents)
 	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
 	for (size_t i = 0; i < r->nnotes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
+	if (r->run) /* `run` subcommand only (runinfo.h) */
+		cJSON_AddItemToObject(root, "run", run_json(r->run));
 	return root;
 }
 
@@ -446,5 +559,17 @@ void kg_report_json(const kg_report *r, FILE *out)
 		fputs(m->next ? ",\n" : "\n", out);
 	}
 	fputs("}\n", out);
+	cJSON_Delete(root);
+}
+
+void kg_report_json_line(const kg_report *r, FILE *out)
+{
+	cJSON *root = report_tree(r, true);
+	char *s = cJSON_PrintUnformatted(root);
+	if (s) {
+		fputs(s, out);
+		cJSON_free(s);
+	}
+	fputc('\n', out);
 	cJSON_Delete(root);
 }

@@ -24,7 +24,9 @@ for o in $longs; do check "long option $o" "*$o*" "$page"; done
 for o in $(printf '%s\n' "$help" | grep -oE -- '(^|[ ,])-[a-zA-Z]([ ,]|$)' | tr -d ' ,' | sort -u); do
 	check "short option $o" "*$o*" "$page"
 done
-for c in snapshot calc explain rules; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
+# `run` has its own --help
+for o in $("$bin" run --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do check "run option $o" "*$o*" "$page"; done
+for c in snapshot calc explain rules run; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
 for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
 for e in NO_COLOR CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
 for f in text json markdown github sarif; do check "format $f" "*$f*" "$page"; done
