@@ -168,6 +168,11 @@ typedef struct kg_incident {
 	kg_followup *followups;
 	size_t nfollowups;
 	int duplicates;           /* how many identical copies were folded in */
+	long during_handling_line;/* the "During handling of the above
+	                             exception, another exception occurred"
+	                             line before this OOM's traceback: it was
+	                             raised while an earlier exception was
+	                             handled; 0 when not */
 	kg_finding *findings;     /* filled by the rules engine, most severe first */
 	size_t nfindings;
 } kg_incident;

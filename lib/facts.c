@@ -168,6 +168,7 @@ static const kg_fact_info registry[] = {
 	{"cascade.kinds", S, "their kinds joined by ' '"},
 	{"cascade.first_line", C, "line of the first follow-on error"},
 	{"duplicates", C, "identical copies of this OOM folded in"},
+	{"log.during_exception_line", C, "line of \"During handling of the above exception, another exception occurred\" before this OOM's traceback: the OOM was raised while an earlier exception was handled"},
 	{"log.readings.count", C, "memory readings seen in the log before the OOM"},
 	{"log.allocated.kind", S, "which readings the series uses: allocated, reserved, max_allocated, max_reserved"},
 	{"log.allocated.first", B, "first reading of the series"},
@@ -531,6 +532,12 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		kg_facts_set_num(f, "rank", KG_FACT_COUNT, (double)inc->rank, prov);
 	if (inc->duplicates)
 		kg_facts_set_num(f, "duplicates", KG_FACT_COUNT, inc->duplicates, prov);
+	if (inc->during_handling_line) {
+		char *hp = prov_at(path, inc->during_handling_line);
+		kg_facts_set_num(f, "log.during_exception_line", KG_FACT_COUNT,
+				 (double)inc->during_handling_line, hp);
+		free(hp);
+	}
 	join_frames(inc, f, prov);
 
 	if (inc->alloc_conf) {

@@ -67,6 +67,11 @@ typedef struct scanner {
 	                            message (VS Code's pane), or 0 */
 	long tb_end_line;
 	int tb_blank;
+	long handling_line;      /* last "During handling of the above
+	                            exception" line, 0 when none */
+	long tb_handling;        /* that line, when the current traceback
+	                            follows it: its exception was raised while
+	                            an earlier one was handled */
 
 	/* context */
 	int64_t step, epoch;
@@ -453,6 +458,9 @@ static void tb_reset(scanner *sc, long line, bool header)
 	}
 	sc->tb_active = true;
 	sc->tb_header = header;
+	/* CPython prints the chained header two lines before the traceback */
+	sc->tb_handling = header && sc->handling_line && line - sc->handling_line <= 3
+			  ? sc->handling_line : 0;
 	sc->tb_end_line = 0;
 	sc->tb_expect_code = false;
 	sc->tb_blank = 0;
@@ -560,6 +568,11 @@ static void tb_joined(scanner *sc, const char *s, size_t n)
  * line). */
 static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
 {
+	/* CPython's implicit chaining (traceback.py _context_message) */
+	if (memmem(s, n, "During handling of the above exception", 38)) {
+		sc->handling_line = line;
+		return true;
+	}
 	const char *hdr = memmem(s, n, "Traceback (most recent call last)", 33);
 	if (hdr) {
 		tb_reset(sc, line, true);
@@ -836,6 +849,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 		inc.nframes = sc->ntb;
 		sc->tb = NULL;
 		sc->ntb = 0;
+		inc.during_handling_line = sc->tb_handling;
 	}
 	inc.phase = kg_tb_phase(inc.frames, inc.nframes);
 	if (inc.phase) {
@@ -1132,6 +1146,7 @@ static void atoms_init(void)
 	 * atoms and kg_oom_candidate agree */
 	static const struct { const char *lit; uint32_t cls; } table[] = {
 		{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
+		{"During handling of the above", A_TB},
 		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
 		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
 		{"illegal memory", A_CTX}, {"memory summary", A_CTX},
