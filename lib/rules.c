@@ -977,6 +977,9 @@ int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 		fprintf(out, "%s  (%s:%ld)\n", r->id, r->file, r->line);
 		show_text(out, "  title:    ", r->title.src);
 		fprintf(out, "  category: %s\n  severity: %s\n", r->category, kg_severity_name(r->severity));
+		if (r->supports)
+			fprintf(out, "  %s: %s (%s)%s\n", r->refutes ? "refutes" : "supports", r->supports,
+				kg_strength_name(r->strength), r->refines ? ", refines capacity" : "");
 		if (r->fallback)
 			fprintf(out, "  fallback: true (fires only when no other rule does)\n");
 		show_text(out, "  when:     ", r->when_src);
