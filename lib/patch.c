@@ -187,6 +187,16 @@ kg_patch *kg_patch_make(const kg_config *c, const char *const *roles,
 				continue;
 			}
 		}
+		/* a value shared through an alias: editing it edits the others */
+		for (size_t k = 0; k < c->n; k++) {
+			const kg_config_entry *o = &c->v[k];
+			if (o != e && o->node == e->node) {
+				kg_fail_line(err, e->key_line, "%s shares its value with %s (line %ld) through "
+					     "an alias; cannot set %s to %s alone", e->path, o->path,
+					     o->key_line, roles[i], values[i]);
+				goto fail;
+			}
+		}
 		if (e->style == YAML_LITERAL_SCALAR_STYLE || e->style == YAML_FOLDED_SCALAR_STYLE) {
 			kg_fail_line(err, e->line, "%s is a block scalar; cannot edit it in place", e->path);
 			goto fail;
@@ -207,6 +217,16 @@ kg_patch *kg_patch_make(const kg_config *c, const char *const *roles,
 			end = sp;
 		}
 		add_edit(p, e->start, end, t);
+	}
+	/* the edits must be disjoint: overlapping spans would copy a negative
+	 * length (two roles on one node are refused by config.c; this guards
+	 * any other way to get there) */
+	for (size_t i = 0; i < p->nedits; i++) {
+		if (p->edits[i].start > p->edits[i].end || p->edits[i].end > p->old_len ||
+		    (i > 0 && p->edits[i].start < p->edits[i - 1].end)) {
+			kg_fail(err, "two changes overlap in %s; not changed", c->path);
+			goto fail;
+		}
 	}
 	kg_buf b = {0};
 	size_t at = 0;

@@ -137,6 +137,16 @@ int main(void)
 	TAP_OK(p == NULL && strstr(err.msg, "unknown config role"), "unknown role refused");
 	kg_config_free(c);
 
+	/* a role whose value is an alias of another key's: editing it would
+	 * change both, so it is refused (issue 14) */
+	const char *shared = "base_bs: &n 128\ndata:\n  test_bs: *n\n";
+	c = kg_config_parse("shared.yaml", shared, strlen(shared), NULL, &err);
+	p = c ? kg_patch_make(c, r3, v3, 1, &err) : NULL;
+	TAP_OK(c && p == NULL && err.line == 3 && strstr(err.msg, "shares its value with base_bs (line 1)"),
+	       "an aliased value is not edited: %s", err.msg);
+	kg_patch_free(p);
+	kg_config_free(c);
+
 	chmod(ro, 0644);
 	unlink(ro);
 	unlink(orig);
