@@ -257,9 +257,34 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 	return rc;
 }
 
+/* Appends s to b quoted for a POSIX shell (as is when it needs no quotes). */
+static void shell_word(kg_buf *b, const char *s)
+{
+	bool plain = *s != 0;
+	for (const char *q = s; *q; q++)
+		plain &= strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-", *q) != NULL;
+	kg_buf_putc(b, ' ');
+	if (plain) {
+		kg_buf_puts(b, s);
+		return;
+	}
+	kg_buf_putc(b, '\'');
+	for (const char *q = s; *q; q++) {
+		if (*q == '\'')
+			kg_buf_puts(b, "'\\''");
+		else
+			kg_buf_putc(b, *q);
+	}
+	kg_buf_putc(b, '\'');
+}
+
 /* Remedies that set config roles become one patch per config: the first
  * (most severe) finding that sets a role wins. Only numeric values are
- * written; a role the config does not have is inserted by the planner. */
+ * written; a role the config does not have is inserted by the planner.
+ * --apply writes only configs the user named with --config: a config that
+ * a log (or a positional argument) brought in gets its diff and, in a note,
+ * the command that would apply it (issue 14: no log decides what is
+ * written). */
 static int plan_patches(run *R, kg_error *err)
 {
 	if (R->nconfigs == 0)
@@ -317,7 +342,30 @@ static int plan_patches(run *R, kg_error *err)
 					cJSON_AddStringToObject(o, "diff", diff);
 					cJSON_AddBoolToObject(o, "applied", false);
 					cJSON_AddItemToArray(R->rep->patches, o);
-					if (R->opt->apply) {
+					bool named = false;
+					for (size_t k = 0; k < R->opt->nconfigs; k++)
+						named |= !strcmp(R->opt->configs[k], cfg->path);
+					if (!named) {
+						kg_buf cmd = {0};
+						kg_buf_puts(&cmd, "kgmem-diagnose");
+						for (size_t k = 0; k < R->opt->nrules_dirs; k++) {
+							kg_buf_puts(&cmd, " --rules");
+							shell_word(&cmd, R->opt->rules_dirs[k]);
+						}
+						for (size_t k = 0; k < R->opt->nsets; k++) {
+							kg_buf_puts(&cmd, " --set");
+							shell_word(&cmd, R->opt->sets[k]);
+						}
+						kg_buf_puts(&cmd, " --apply --config");
+						shell_word(&cmd, cfg->path);
+						for (size_t k = 0; k < R->rep->ninputs; k++)
+							if (strcmp(R->rep->inputs[k].path, cfg->path))
+								shell_word(&cmd, R->rep->inputs[k].path);
+						kg_report_note(R->rep, "%s: %snot given with --config; to apply: %s",
+							       cfg->path, R->opt->apply ? "not written: " : "",
+							       cmd.data);
+						kg_buf_free(&cmd);
+					} else if (R->opt->apply) {
 						if (kg_patch_apply(p, err) < 0) {
 							rc = -1;
 						} else {

@@ -108,6 +108,28 @@ check "--apply writes the change and keeps .orig" "[ $rc = 0 ] && cmp -s $cfg $t
 check "--apply keeps the file mode" "[ \$(stat -c %a $tmp/cfg.yaml) = 640 ]"
 "$exe" --format json --config "$tmp/cfg.yaml" "$seed" >"$tmp/o" 2>&1
 check "after --apply nothing is left to change" "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert d[\"patches\"]==[], d[\"patches\"]'"
+# issue 14: --apply writes only configs given with --config. A config the
+# log names (absolute or ../ path) gets its diff and the command that would
+# apply it, and is left exactly as it was.
+mkdir -p "$tmp/victim" "$tmp/run/sub"
+cp "$cfg" "$tmp/victim/cfg.yaml"; cp "$cfg" "$tmp/victim/rel.yaml"
+sed "1s#/srv/experiments/victim/cfg.yaml#$tmp/victim/cfg.yaml#" "$root/testdata/repro/log-names-config.log" >"$tmp/names-abs.log"
+(cd "$tmp/run/sub" && "$exe" --apply "$tmp/names-abs.log" >"$tmp/o" 2>"$tmp/e"); rc=$?
+check "--apply does not write an absolute config path only the log names" \
+	"[ $rc = 0 ] && cmp -s $cfg $tmp/victim/cfg.yaml && ! ls $tmp/victim | grep -qv '^\(cfg\|rel\).yaml\$' && grep -q '^+  test_bs: 64 ' $tmp/o" "rc=$rc $(ls $tmp/victim) $(cat $tmp/e)"
+check "… and prints the command that would apply it" \
+	"grep -qF '$tmp/victim/cfg.yaml: not written: not given with --config; to apply: kgmem-diagnose --apply --config $tmp/victim/cfg.yaml $tmp/names-abs.log' $tmp/o" "$(grep -F 'to apply' $tmp/o)"
+(cd "$tmp/run/sub" && eval "$(sed -n 's/^.*to apply: kgmem-diagnose/"$exe"/p' "$tmp/o")" >/dev/null 2>&1); rc=$?
+check "… which applies it" "[ $rc = 0 ] && grep -q '^  test_bs: 64 ' $tmp/victim/cfg.yaml && cmp -s $cfg $tmp/victim/cfg.yaml.orig"
+sed "1s#/srv/experiments/victim/cfg.yaml#../../victim/rel.yaml#" "$root/testdata/repro/log-names-config.log" >"$tmp/names-rel.log"
+(cd "$tmp/run/sub" && "$exe" --apply "$tmp/names-rel.log" >"$tmp/o" 2>"$tmp/e"); rc=$?
+check "--apply does not write a ../ config path only the log names" \
+	"[ $rc = 0 ] && cmp -s $cfg $tmp/victim/rel.yaml && [ ! -e $tmp/victim/rel.yaml.orig ] && grep -q 'rel.yaml: not written' $tmp/o" "rc=$rc $(cat $tmp/e)"
+cp "$cfg" "$tmp/positional.yaml"
+"$exe" --apply "$tmp/positional.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--apply does not write a config given as a positional argument" \
+	"[ $rc = 0 ] && cmp -s $cfg $tmp/positional.yaml && [ ! -e $tmp/positional.yaml.orig ] && grep -q 'positional.yaml: not written' $tmp/o" "rc=$rc"
+
 printf 'data:\n  test_bs: [1, 2\n' >"$tmp/bad.yaml"
 "$exe" --config "$tmp/bad.yaml" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep -q 'bad.yaml:[0-9]' $tmp/e" "rc=$rc $(cat $tmp/e)"
