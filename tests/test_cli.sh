@@ -4,7 +4,7 @@
 # lines, NUL bytes, CRLF and invalid UTF-8. Prints TAP.
 # usage: test_cli.sh EXE SOURCE_ROOT
 set -u
-exe=$1
+exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
