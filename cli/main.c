@@ -3,9 +3,11 @@
  * (see README.md's architecture map). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pcre2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,8 @@ static void usage(FILE *out)
 "      --fail-on LEVEL    exit 1 when a finding is at least LEVEL:\n"
 "                         never (default), info, warning, error\n"
 "      --diff             print suggested config changes as a unified diff\n"
-"      --apply            write suggested config changes (atomic, .orig backup)\n"
+"      --apply            write suggested changes to the --config files\n"
+"                         (numbered .orig backup; nothing else is written)\n"
 "  -r, --rules DIR        extra or replacement rule files; may be repeated\n"
 "  -s, --set NAME=VALUE   supply a fact, e.g. --set dataset.entities=40943\n"
 "      --color WHEN       auto (default), always, never; NO_COLOR is honoured\n"
@@ -122,6 +125,17 @@ static int parse_fail_on(const char *s, enum kg_severity *out)
 	return 0;
 }
 
+/* Exit status rc, or 3 with one line on stderr when what went to stdout
+ * could not all be written (a full disk, a closed descriptor). */
+static int flushed(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: standard output: cannot write: %s\n", progname, strerror(errno));
+		return KG_EXIT_INPUT;
+	}
+	return rc;
+}
+
 static int bad_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", progname);
@@ -159,7 +173,7 @@ int main(int argc, char **argv)
 					progname, commands[i].name);
 				return KG_EXIT_USAGE;
 			}
-			return commands[i].fn(argc - 1, argv + 1);
+			return flushed(commands[i].fn(argc - 1, argv + 1));
 		}
 	}
 
@@ -222,8 +236,8 @@ int main(int argc, char **argv)
 		case OPT_NO_PROGRESS: opt.progress = 0; break;
 		case OPT_SVG: opt.svg = optarg; break;
 		case 'q': opt.quiet = true; break;
-		case 'V': version(); return KG_EXIT_OK;
-		case 'h': usage(stdout); return KG_EXIT_OK;
+		case 'V': version(); return flushed(KG_EXIT_OK);
+		case 'h': usage(stdout); return flushed(KG_EXIT_OK);
 		case ':': {
 			char o[3] = {'-', (char)optopt, 0};
 			return bad_usage("option '%s' needs an argument",
@@ -266,30 +280,64 @@ int main(int argc, char **argv)
 	int rc = st == KG_STATUS_OK ? KG_EXIT_OK : st == KG_STATUS_USAGE ? KG_EXIT_USAGE : KG_EXIT_INPUT;
 	const char *bad = err.path[0] ? err.path : NULL;
 
-	if (rc == KG_EXIT_INPUT && rep.nincidents == 0) {
-		/* nothing useful to show: only the error line below */
+	/* the report goes to memory first: whatever the inputs held, what
+	 * reaches stdout is valid UTF-8 (invalid bytes become U+FFFD), and a
+	 * failed or short write (a full disk, a closed pipe) is exit 3 */
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *mem = open_memstream(&out, &outlen);
+	if (!mem) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return KG_EXIT_INPUT;
+	}
+	if ((rc == KG_EXIT_INPUT && (rep.nincidents == 0 || (bad && !strcmp(bad, "rules")))) ||
+	    rc == KG_EXIT_USAGE) {
+		/* nothing useful to show, or an error in what the user asked
+		 * for (--set, --rules): only the error line below */
 	} else if (!strcmp(opt.format, "json")) {
-		kg_report_json(&rep, stdout);
+		kg_report_json(&rep, mem);
 	} else if (!strcmp(opt.format, "github")) {
-		kg_report_github(&rep, stdout);
+		kg_report_github(&rep, mem);
 	} else if (!strcmp(opt.format, "sarif")) {
-		kg_report_sarif(&rep, NULL, 0, stdout);
+		kg_report_sarif(&rep, NULL, 0, mem);
 	} else if (!strcmp(opt.format, "markdown")) {
-		kg_report_markdown(&rep, stdout);
+		kg_report_markdown(&rep, mem);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .diff = opt.diff || opt.apply};
-		kg_report_text(&rep, stdout, &st);
+		kg_report_text(&rep, mem, &st);
 	}
+	bool memfail = fclose(mem) != 0;
+	size_t cleanlen = 0;
+	char *clean = kg_utf8_repair(out ? out : "", out ? outlen : 0, &cleanlen);
+	free(out);
 	fflush(stdout);
+	if (memfail) {
+		fprintf(stderr, "%s: out of memory writing the report\n", progname);
+		rc = KG_EXIT_INPUT;
+	} else if (kg_write_fd(STDOUT_FILENO, clean, cleanlen) < 0) {
+		fprintf(stderr, "%s: standard output: cannot write the report: %s\n", progname,
+			strerror(errno));
+		rc = KG_EXIT_INPUT;
+	}
+	free(clean);
 
-	if (rc == KG_EXIT_INPUT) {
+	if (rc == KG_EXIT_USAGE) {
+		char *m = kg_utf8_repair(err.msg, strlen(err.msg), &cleanlen);
+		fprintf(stderr, "%s: %s\n", progname, m);
+		free(m);
+	} else if (rc == KG_EXIT_INPUT && err.msg[0]) {
+		char *line;
 		if (err.line > 0)
-			fprintf(stderr, "%s: %s:%ld: %s\n", progname, bad ? bad : "?", err.line, err.msg);
+			line = kg_asprintf("%s: %s:%ld: %s\n", progname, bad ? bad : "?", err.line, err.msg);
 		else if (err.offset >= 0)
-			fprintf(stderr, "%s: %s: byte %lld: %s\n", progname, bad ? bad : "?",
-				(long long)err.offset, err.msg);
+			line = kg_asprintf("%s: %s: byte %lld: %s\n", progname, bad ? bad : "?",
+					   (long long)err.offset, err.msg);
 		else
-			fprintf(stderr, "%s: %s: %s\n", progname, bad ? bad : "?", err.msg);
+			line = kg_asprintf("%s: %s: %s\n", progname, bad ? bad : "?", err.msg);
+		char *m = kg_utf8_repair(line, strlen(line), &cleanlen);
+		fputs(m, stderr);
+		free(m);
+		free(line);
 	}
 	if (rc == 0 && opt.fail_on != KG_SEV_NONE) {
 		for (size_t i = 0; i < rep.nincidents; i++)

@@ -215,6 +215,38 @@ static int set_args(const kg_options *opt, kg_facts *f, kg_error *err)
 	return 0;
 }
 
+/* Every --set checked before any input is read, so a bad one is reported
+ * before anything is printed or written: the value must parse as its
+ * fact's type (facts.c), sizes and ratios must not be negative, counts must
+ * be whole numbers, at least 1 for dataset.* and config.* (a batch, a dim,
+ * an entity count), at least 0 otherwise (a rank, a step). */
+static int check_sets(const kg_options *opt, kg_error *err)
+{
+	for (size_t s = 0; s < opt->nsets; s++) {
+		kg_facts f = {0};
+		int rc = kg_facts_set_arg(&f, opt->sets[s], err);
+		for (size_t i = 0; rc == 0 && i < f.n; i++) {
+			const kg_fact *x = &f.v[i];
+			const char *val = strchr(opt->sets[s], '=') + 1;
+			bool sized = !strncmp(x->name, "dataset.", 8) || !strncmp(x->name, "config.", 7);
+			/* "0" reads as false for a dataset.* or config.* name */
+			bool zero = sized && x->type == KG_FACT_BOOL && strspn(val, "0") == strlen(val);
+			if (zero || (x->type == KG_FACT_COUNT &&
+				     (x->num != x->num || x->num != (double)(int64_t)x->num ||
+				      x->num < (sized ? 1 : 0))))
+				rc = kg_fail(err, "--set %s: '%s' is not a %s whole number", x->name, val,
+					     sized ? "positive" : "non-negative");
+			else if ((x->type == KG_FACT_BYTES || x->type == KG_FACT_RATIO) &&
+				 (x->num != x->num || x->lo < 0 || x->num < 0))
+				rc = kg_fail(err, "--set %s: '%s' is negative", x->name, val);
+		}
+		kg_facts_free(&f);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int apply_rules(run *R, kg_error *err, bool *usage)
 {
 	const kg_options *opt = R->opt;
@@ -366,13 +398,15 @@ static int plan_patches(run *R, kg_error *err)
 							       cmd.data);
 						kg_buf_free(&cmd);
 					} else if (R->opt->apply) {
-						if (kg_patch_apply(p, err) < 0) {
+						char *backup = NULL;
+						if (kg_patch_apply(p, &backup, err) < 0) {
 							rc = -1;
 						} else {
 							cJSON_ReplaceItemInObject(o, "applied", cJSON_CreateTrue());
-							kg_report_note(R->rep, "%s: written; the old text is in %s.orig",
-								       cfg->path, cfg->path);
+							kg_report_note(R->rep, "%s: written; the old text is in %s",
+								       cfg->path, backup);
 						}
+						free(backup);
 					}
 				}
 				free(diff);
@@ -399,6 +433,14 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		snprintf(err->path, sizeof err->path, "%s", (name)); \
 	} } while (0)
 
+	{
+		kg_error e = {0};
+		if (check_sets(opt, &e) < 0) {
+			*err = e;
+			snprintf(err->path, sizeof err->path, "--set");
+			return KG_STATUS_USAGE;
+		}
+	}
 	for (size_t i = 0; i < opt->nconfigs; i++) {
 		kg_error e = {0};
 		if (add_config(&R, opt->configs[i], &e) < 0)
