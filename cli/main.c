@@ -162,8 +162,19 @@ static const struct {
 	{"rules", kg_cmd_rules},
 };
 
+/* Memory exhaustion anywhere (ours, cJSON's through its hooks, libyaml's)
+ * is a one-line error and exit 3, never an abort. */
+static void out_of_memory(size_t n)
+{
+	static const char msg[] = "kgmem-diagnose: out of memory\n";
+	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+	_exit(KG_EXIT_INPUT);
+}
+
 int main(int argc, char **argv)
 {
+	kg_set_oom_handler(out_of_memory);
+	cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = kg_hook_malloc, .free_fn = free});
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 			if (strcmp(argv[1], commands[i].name) != 0)

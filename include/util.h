@@ -35,12 +35,23 @@ int kg_fail_line(kg_error *err, long line, const char *fmt, ...)
 int kg_fail_at(kg_error *err, int64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Allocation that aborts with a message on exhaustion (the tool's inputs
- * are bounded, so running out of memory is a bug, not bad input). */
+/* Allocation that calls kg_out_of_memory on exhaustion: never returns
+ * NULL. */
 void *kg_malloc(size_t n);
 void *kg_calloc(size_t n, size_t size);
 void *kg_realloc(void *p, size_t n);
 char *kg_strdup(const char *s);
+/* kg_malloc with malloc's signature, for libraries' allocation hooks
+ * (cJSON_InitHooks), so their exhaustion is ours too. */
+void *kg_hook_malloc(size_t n);
+/* Running out of memory (n bytes asked for, 0 when a library reported
+ * it): calls the handler set with kg_set_oom_handler — the CLI's prints
+ * "out of memory" and exits with status 3 — or, without one, prints a line
+ * and aborts. Never returns. */
+void kg_out_of_memory(size_t n) __attribute__((noreturn));
+/* Sets the handler kg_out_of_memory calls; it must not return. The library
+ * never sets one. */
+void kg_set_oom_handler(void (*fn)(size_t n));
 char *kg_strndup(const char *s, size_t n);
 /* Returns a malloc'd printf result. */
 char *kg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

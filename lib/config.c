@@ -108,6 +108,8 @@ static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &d->doc)) {
+		if (p.error == YAML_MEMORY_ERROR)
+			kg_out_of_memory(0);
 		long line = (long)p.problem_mark.line + 1;
 		kg_fail_line(err, line, "invalid YAML: %s%s%s", p.problem ? p.problem : "parse error",
 			     p.context ? " " : "", p.context ? p.context : "");

@@ -54,10 +54,29 @@ int kg_fail_at(kg_error *err, int64_t offset, const char *fmt, ...)
 	return -1;
 }
 
-static void oom_abort(size_t n)
+static void (*oom_handler)(size_t);
+
+void kg_set_oom_handler(void (*fn)(size_t n))
 {
+	oom_handler = fn;
+}
+
+void kg_out_of_memory(size_t n)
+{
+	if (oom_handler)
+		oom_handler(n);
 	fprintf(stderr, "kgmem-diagnose: out of memory allocating %zu bytes\n", n);
 	abort();
+}
+
+static void oom_abort(size_t n)
+{
+	kg_out_of_memory(n);
+}
+
+void *kg_hook_malloc(size_t n)
+{
+	return kg_malloc(n);
 }
 
 void *kg_malloc(size_t n)

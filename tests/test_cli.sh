@@ -236,6 +236,32 @@ printf 'oom\377' >"$tmp/bad$(printf '\377')name.log"; cat "$seed" >>"$tmp/bad$(p
 "$exe" --format json "$tmp/bad$(printf '\377')name.log" >"$tmp/o" 2>&1
 check "a file name with invalid UTF-8 comes out as U+FFFD" "python3 -c 'import json; d=json.load(open(\"$tmp/o\",encoding=\"utf-8\")); assert \"bad\\ufffdname\" in d[\"inputs\"][0][\"path\"]'"
 
+# memory exhaustion is exit 3 "out of memory", never an abort or "invalid
+# JSON" (address-space caps; not under ASan, which reserves terabytes)
+if grep -q __asan_init "$exe" 2>/dev/null; then
+	ok "out of memory reading a pickle # SKIP ASan build"
+	ok "out of memory reading a JSON snapshot # SKIP ASan build"
+else
+	python3 -c '
+import json
+seg = lambda i: {"device": 0, "address": i * 2097152, "total_size": 2097152, "allocated_size": 1048576,
+    "active_size": 1048576, "requested_size": 1048576, "stream": 0, "segment_type": "large",
+    "frames": [], "blocks": [{"address": i * 2097152, "size": 1048576, "requested_size": 1048576,
+    "state": "active_allocated", "frames": []}, {"address": i * 2097152 + 1048576, "size": 1048576,
+    "requested_size": 0, "state": "inactive", "frames": []}]}
+json.dump({"segments": [seg(i) for i in range(20000)], "device_traces": [[]]}, open("'"$tmp"'/big-snap.json", "w"))'
+	for what in "pickle:$root/testdata/snapshots/cs336-transformer-fullstep.pickle" "JSON snapshot:$tmp/big-snap.json"; do
+		f=${what#*:} bad= oom=0
+		for kb in 8000 10000 12000 14000 16000 20000 30000 40000 50000 60000 70000; do
+			(ulimit -v $kb; exec "$exe" "$f") >/dev/null 2>"$tmp/e"; rc=$?
+			[ $rc -gt 3 ] && bad="$bad $kb:rc=$rc"
+			[ $rc = 3 ] && ! grep -q 'out of memory\|too large to read' "$tmp/e" && bad="$bad $kb:$(head -c 80 $tmp/e)"
+			grep -q 'out of memory' "$tmp/e" && oom=$((oom + 1))
+		done
+		check "out of memory reading a ${what%%:*}: exit 3 \"out of memory\" at every cap, never an abort" "[ -z \"$bad\" ] && [ $oom -gt 0 ]" "$bad oom=$oom"
+	done
+fi
+
 # --svg: "-" is stdout; FIFOs and devices are written in place; a symlink
 # to a regular file stays a symlink to the new picture
 "$exe" --svg - "$seed" >"$tmp/o" 2>&1; rc=$?
