@@ -66,7 +66,7 @@ typedef struct kg_config {
 	bool root_mapping;   /* the document is a block mapping */
 	long root_column;    /* column of the top-level keys */
 	kg_config_entry *v;
-	size_t n;
+	size_t n, cap;
 	kg_role *roles;
 	size_t nroles;
 	long *role_entry;    /* per role: entry index, or -1 */

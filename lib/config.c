@@ -117,15 +117,15 @@ static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 		return -1;
 	}
 	yaml_parser_delete(&p);
-	d->line_start = kg_malloc(sizeof(size_t));
+	size_t nl = 1;
+	for (size_t i = 0; i < len; i++)
+		nl += text[i] == '\n';
+	d->line_start = kg_malloc(nl * sizeof(size_t));
 	d->line_start[0] = 0;
 	d->nlines = 1;
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\n') {
-			d->line_start = kg_realloc(d->line_start, (d->nlines + 1) * sizeof(size_t));
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n')
 			d->line_start[d->nlines++] = i + 1;
-		}
-	}
 	return 0;
 }
 
@@ -315,7 +315,10 @@ const kg_dataset *kg_dataset_find(const kg_config *c, const char *name)
 static void add_entry(kg_config *c, const ydoc *d, const char *path, yaml_node_t *key,
 		      yaml_node_t *val, long parent)
 {
-	c->v = kg_realloc(c->v, (c->n + 1) * sizeof *c->v);
+	if (c->n == c->cap) { /* geometric growth: no quadratic copying */
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->v = kg_realloc(c->v, c->cap * sizeof *c->v);
+	}
 	kg_config_entry *e = &c->v[c->n++];
 	memset(e, 0, sizeof *e);
 	e->path = kg_strdup(path);
