@@ -119,6 +119,14 @@ check "a second --apply keeps the first original and names its own backup" \
 	"[ $rc = 0 ] && cmp -s $cfg $tmp/many.yaml.orig && grep -q '^  test_bs: 512' $tmp/many.yaml.orig.1 && grep -qF 'many.yaml: written; the old text is in $tmp/many.yaml.orig.1' $tmp/o" "rc=$rc $(grep written $tmp/o)"
 cp "$cfg" "$tmp/want-old.yaml"; cp "$cfg" "$tmp/want-new.yaml"
 "$exe" --apply --config "$tmp/want-new.yaml" "$seed" >/dev/null 2>&1; rm -f "$tmp/want-new.yaml.orig"
+mkdir -p "$tmp/linked/real"; cp "$cfg" "$tmp/linked/real/t.yaml"; ln -s real/t.yaml "$tmp/linked/l.yaml"
+"$exe" --apply --config "$tmp/linked/l.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--apply on a symlinked config: still a symlink to the edited target, backup beside the target" \
+	"[ $rc = 0 ] && [ -L $tmp/linked/l.yaml ] && [ \"\$(readlink $tmp/linked/l.yaml)\" = real/t.yaml ] && grep -q '^  test_bs: 64 ' $tmp/linked/real/t.yaml && cmp -s $cfg $tmp/linked/real/t.yaml.orig" "rc=$rc $(grep written $tmp/o)"
+cp "$cfg" "$tmp/linked/h1.yaml"; ln "$tmp/linked/h1.yaml" "$tmp/linked/h2.yaml"
+"$exe" --apply --config "$tmp/linked/h1.yaml" "$seed" >/dev/null 2>&1; rc=$?
+check "--apply on a hard-linked config: both names see the edit" \
+	"[ $rc = 0 ] && [ \$(stat -c %h $tmp/linked/h2.yaml) = 2 ] && grep -q '^  test_bs: 64 ' $tmp/linked/h2.yaml"
 torn=0 leftover=0 lost=0 killed=0
 for i in $(seq 1 40); do
 	mkdir -p "$tmp/kill"; rm -f "$tmp/kill/"*
@@ -129,11 +137,12 @@ for i in $(seq 1 40); do
 	case $((i % 3)) in 0) sig=TERM ;; 1) sig=INT ;; 2) sig=KILL ;; esac
 	kill -s $sig $pid 2>/dev/null && killed=$((killed + 1))
 	wait $pid 2>/dev/null
-	if ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml" && ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml"; then torn=$((torn + 1)); fi
-	if cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml" && ! cmp -s "$tmp/kill/k.yaml.orig" "$tmp/want-old.yaml"; then lost=$((lost + 1)); fi
+	what="$i $sig: $(ls "$tmp/kill" | tr '\n' ' ')"
+	if ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml" && ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml"; then torn=$((torn + 1)); echo "# torn: $what"; fi
+	if cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml" && ! cmp -s "$tmp/kill/k.yaml.orig" "$tmp/want-old.yaml"; then lost=$((lost + 1)); echo "# lost: $what"; fi
 	# SIGKILL cannot be held: only between naming the finished temporary
 	# and renaming it (microseconds) can one stay behind
-	if [ $sig != KILL ] && ls "$tmp/kill" | grep -q kgmem-; then leftover=$((leftover + 1)); fi
+	if [ $sig != KILL ] && ls "$tmp/kill" | grep -q kgmem-; then leftover=$((leftover + 1)); echo "# leftover: $what"; fi
 done
 check "kill loop: 40 applies killed (TERM/INT/KILL) at random moments: no torn config, no temporary file, original recoverable" \
 	"[ $torn = 0 ] && [ $leftover = 0 ] && [ $lost = 0 ]" "torn=$torn leftover=$leftover lost=$lost killed=$killed"
