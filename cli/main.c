@@ -150,8 +150,49 @@ static void push(const char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = s;
 }
 
+/* Writes a finished output to stdout as valid UTF-8 (invalid bytes become
+ * U+FFFD); returns rc, or 3 with one line on stderr when it cannot all be
+ * written (a full disk, a closed descriptor). */
+static int emit(const char *out, size_t len, int rc)
+{
+	size_t cleanlen = 0;
+	char *clean = kg_utf8_repair(out ? out : "", out ? len : 0, &cleanlen);
+	fflush(stdout);
+	if (kg_write_fd(STDOUT_FILENO, clean, cleanlen) < 0) {
+		fprintf(stderr, "%s: standard output: cannot write: %s\n", progname, strerror(errno));
+		rc = KG_EXIT_INPUT;
+	}
+	free(clean);
+	return rc;
+}
+
 /* Subcommands implemented in their own modules. */
 typedef int (*kg_cmd_fn)(int argc, char **argv);
+
+/* Runs a subcommand with its standard output collected in memory, then
+ * emitted as above: the same UTF-8 and write-error guarantees as the main
+ * report, without touching the subcommands. */
+static int run_captured(kg_cmd_fn fn, int argc, char **argv)
+{
+	char *out = NULL;
+	size_t len = 0;
+	fflush(stdout);
+	FILE *mem = open_memstream(&out, &len);
+	if (!mem)
+		return flushed(fn(argc, argv));
+	FILE *real = stdout;
+	stdout = mem;
+	int rc = fn(argc, argv);
+	stdout = real;
+	if (fclose(mem) != 0) {
+		free(out);
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return KG_EXIT_INPUT;
+	}
+	rc = emit(out, len, rc);
+	free(out);
+	return rc;
+}
 static const struct {
 	const char *name;
 	kg_cmd_fn fn;
@@ -184,7 +225,7 @@ int main(int argc, char **argv)
 					progname, commands[i].name);
 				return KG_EXIT_USAGE;
 			}
-			return flushed(commands[i].fn(argc - 1, argv + 1));
+			return run_captured(commands[i].fn, argc - 1, argv + 1);
 		}
 	}
 
@@ -317,20 +358,14 @@ int main(int argc, char **argv)
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .diff = opt.diff || opt.apply};
 		kg_report_text(&rep, mem, &st);
 	}
-	bool memfail = fclose(mem) != 0;
-	size_t cleanlen = 0;
-	char *clean = kg_utf8_repair(out ? out : "", out ? outlen : 0, &cleanlen);
-	free(out);
-	fflush(stdout);
-	if (memfail) {
+	if (fclose(mem) != 0) {
 		fprintf(stderr, "%s: out of memory writing the report\n", progname);
 		rc = KG_EXIT_INPUT;
-	} else if (kg_write_fd(STDOUT_FILENO, clean, cleanlen) < 0) {
-		fprintf(stderr, "%s: standard output: cannot write the report: %s\n", progname,
-			strerror(errno));
-		rc = KG_EXIT_INPUT;
+	} else {
+		rc = emit(out, outlen, rc);
 	}
-	free(clean);
+	free(out);
+	size_t cleanlen = 0;
 
 	if (rc == KG_EXIT_USAGE) {
 		char *m = kg_utf8_repair(err.msg, strlen(err.msg), &cleanlen);

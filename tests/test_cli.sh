@@ -245,6 +245,13 @@ printf 'oom\377' >"$tmp/bad$(printf '\377')name.log"; cat "$seed" >>"$tmp/bad$(p
 "$exe" --format json "$tmp/bad$(printf '\377')name.log" >"$tmp/o" 2>&1
 check "a file name with invalid UTF-8 comes out as U+FFFD" "python3 -c 'import json; d=json.load(open(\"$tmp/o\",encoding=\"utf-8\")); assert \"bad\\ufffdname\" in d[\"inputs\"][0][\"path\"]'"
 
+"$exe" rules list >/dev/full 2>"$tmp/e"; rc=$?
+check "a subcommand's output to a full disk (rules list) → exit 3" "[ $rc = 3 ] && grep -q 'standard output: cannot write' $tmp/e"
+cp "$root/testdata/snapshots/eor-nn-counterfactuals.pickle" "$tmp/snap$(printf '\377').pickle"
+"$exe" snapshot "$tmp/snap$(printf '\377').pickle" >"$tmp/o" 2>&1; rc=$?
+check "snapshot subcommand: a file name with invalid UTF-8 comes out as U+FFFD" \
+	"[ $rc = 0 ] && python3 -c 'assert \"snap\ufffd.pickle\" in open(\"$tmp/o\",\"rb\").read().decode(\"utf-8\")'"
+
 # memory exhaustion is exit 3 "out of memory", never an abort or "invalid
 # JSON" (address-space caps; not under ASan, which reserves terabytes)
 if grep -q __asan_init "$exe" 2>/dev/null; then
