@@ -27,8 +27,8 @@ char *kg_svg_render(const kg_report *rep, const kg_log_facts *lfs, const size_t 
 		    size_t nlogs);
 
 /* Renders as above and writes it to path with util.c kg_write_output:
- * "-" is standard output; FIFOs, terminals, devices and /dev/ paths are
- * written in place; a regular file is replaced atomically (symlinks
+ * "-" and /dev/stdout are standard output, /dev/fd/N that descriptor;
+ * FIFOs, terminals and devices are written in place; a regular file is replaced atomically (symlinks
  * followed, mode, owner and group kept). Returns 0, or -1 with err
  * ("PATH: cannot write: …", a full disk included). */
 int kg_svg_write(const kg_report *rep, const kg_log_facts *lfs, const size_t *logs_first,

@@ -89,10 +89,11 @@ int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode,
  * SIGQUIT and SIGPIPE held: the file is replaced whole or not at all and
  * no temporary is left behind by those signals. Returns 0, or -1 with err. */
 int kg_write_atomic(const char *path, const void *data, size_t len, unsigned mode, kg_error *err);
-/* Writes an output the user named (--svg): "-" is standard output; an
- * existing FIFO, terminal, device, /dev/ or /proc/ path or a regular file
- * with several hard links is opened and written in place (regular files
- * truncated first); another existing regular file (symlinks followed to
+/* Writes an output the user named (--svg): "-" and /dev/stdout are
+ * standard output, /dev/stderr, /dev/fd/N and /proc/self/fd/N that
+ * descriptor (written where it stands, never reopened); an existing FIFO,
+ * terminal, device or regular file with several hard links is opened and
+ * written in place (regular files truncated first); another existing regular file (symlinks followed to
  * it) is replaced atomically beside its real path, keeping its mode, owner
  * and group (in place when the owner cannot be kept); a new file is created
  * atomically with mode 0666 & ~umask. A failed or short write (a full

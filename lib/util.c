@@ -465,11 +465,31 @@ static int write_in_place(const char *path, int fd, bool regular, const void *da
 	return 0;
 }
 
+/* The descriptor a path names when it is one of ours ("-", /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1. Opening these anew
+ * would start a regular file over at offset 0 (or truncate what the shell
+ * redirected); writing to the descriptor itself appends where it is. */
+static int fd_alias(const char *path)
+{
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	const char *num = !strncmp(path, "/dev/fd/", 8) ? path + 8 :
+			  !strncmp(path, "/proc/self/fd/", 14) ? path + 14 : NULL;
+	if (!num || !*num || strspn(num, "0123456789") != strlen(num) || strlen(num) > 6)
+		return -1;
+	int fd = atoi(num);
+	return fcntl(fd, F_GETFL) >= 0 ? fd : -1;
+}
+
 int kg_write_output(const char *path, const void *data, size_t len, kg_error *err)
 {
-	if (!strcmp(path, "-"))
-		return write_all(STDOUT_FILENO, data, len) ? 0 :
-		       kg_fail(err, "standard output: cannot write: %s", strerror(errno));
+	int alias = fd_alias(path);
+	if (alias >= 0)
+		return write_all(alias, data, len) ? 0 :
+		       kg_fail(err, "%s: cannot write: %s", alias == STDOUT_FILENO ? "standard output" : path,
+			       strerror(errno));
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		if (errno != ENOENT)
@@ -483,8 +503,7 @@ int kg_write_output(const char *path, const void *data, size_t len, kg_error *er
 	/* FIFOs, terminals, devices, /dev/stdout and files with several
 	 * names are written in place; a regular file (through any symlinks)
 	 * is replaced whole, keeping its mode, owner and group */
-	bool in_place = !S_ISREG(st.st_mode) || st.st_nlink > 1 || !strncmp(path, "/dev/", 5) ||
-			!strncmp(path, "/proc/", 6);
+	bool in_place = !S_ISREG(st.st_mode) || st.st_nlink > 1;
 	char *real = in_place ? NULL : realpath(path, NULL);
 	if (!in_place && real) {
 		char *tmp;

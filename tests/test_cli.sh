@@ -282,6 +282,11 @@ fi
 # to a regular file stays a symlink to the new picture
 "$exe" --svg - "$seed" >"$tmp/o" 2>&1; rc=$?
 check "--svg - writes the picture to stdout" "[ $rc = 0 ] && head -1 $tmp/o | grep -q '^<?xml' && [ ! -e ./- ]"
+"$exe" --svg /dev/stdout "$seed" >"$tmp/redirected" 2>&1; rc=$?
+check "--svg /dev/stdout redirected to a file: the picture, then the report, in that file" \
+	"[ $rc = 0 ] && head -1 $tmp/redirected | grep -q '^<?xml' && grep -q 'error: CUDA out of memory' $tmp/redirected"
+"$exe" --svg /dev/fd/3 "$seed" 3>"$tmp/fd3.svg" >/dev/null 2>&1; rc=$?
+check "--svg /dev/fd/3 writes to descriptor 3" "[ $rc = 0 ] && grep -q '</svg>' $tmp/fd3.svg"
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/from-fifo" & reader=$!
 timeout 20 "$exe" --svg "$tmp/fifo" "$seed" >/dev/null 2>&1; rc=$?
