@@ -13,6 +13,11 @@ enum {
 	KG_EXIT_INPUT = 3,     /* unreadable or invalid input */
 };
 
+/* --fail-on LEVEL: never, info, warning, error into *out; -1 for another
+ * word (main.c). */
+#include "incident.h"
+int kg_cli_parse_fail_on(const char *s, enum kg_severity *out);
+
 /* Subcommands; argv[0] is the subcommand's name. Each returns an exit
  * status above. */
 /* `snapshot [--format text|json] FILE…`: 0, 2 on usage errors, 3 on
@@ -24,5 +29,9 @@ int kg_cmd_calc(int argc, char **argv);
 int kg_cmd_explain(int argc, char **argv);
 /* `rules list|show ID|check [PATH...]|facts` (cmd_rules.c). */
 int kg_cmd_rules(int argc, char **argv);
+/* `run [OPTIONS] -- CMD [ARGS...]`: CMD's exit status (128+N for signal
+ * N), 1 with --fail-on, 2 on usage errors, 125/126/127 when CMD could not
+ * be started, not executed, not found (cmd_run.c). */
+int kg_cmd_run(int argc, char **argv);
 
 #endif

@@ -330,7 +330,7 @@ static int calc_expr(int argc, char **argv)
 		if (best < 0) {
 			printf("no value of %s fits: even %s = 0 exceeds the budget\n", solve, solve);
 		} else {
-			int64_t mult = !strcmp(round_s, "pow2") ? 0 : !strcmp(round_s, "none") ? -1 : atoll(round_s);
+			int64_t mult = !strcmp(round_s, "pow2") ? 0 : !strcmp(round_s, "none") ? -1 : atoll(round_s); /* not vocabulary: --round */
 			v.known[solve_idx] = true;
 			v.value[solve_idx] = (long double)best;
 			char *s2 = NULL;

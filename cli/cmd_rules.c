@@ -33,8 +33,17 @@ static int list_facts(void)
 {
 	size_t n;
 	const kg_fact_info *r = kg_fact_registry(&n);
-	for (size_t i = 0; i < n; i++)
-		printf("%-40s %-7s %s\n", r[i].name, kg_fact_type_name(r[i].type), r[i].desc);
+	for (size_t i = 0; i < n; i++) {
+		printf("%-40s %-7s %s", r[i].name, kg_fact_type_name(r[i].type), r[i].desc);
+		/* a fact that carries a vocabulary lists its words (vocab.h) */
+		const kg_vocab *v = kg_vocab_named(r[i].name);
+		if (v) {
+			char *words = kg_vocab_join(v, 0, ", ");
+			printf(": %s", words);
+			free(words);
+		}
+		putchar('\n');
+	}
 	return KG_EXIT_OK;
 }
 

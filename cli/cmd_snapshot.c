@@ -8,8 +8,6 @@
 #include "svg.h"
 #include "units.h"
 
-#include <cjson/cJSON.h>
-
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,15 +74,13 @@ int kg_cmd_snapshot(int argc, char **argv)
 		fprintf(stderr, "kgmem-diagnose: snapshot: no FILE given\nTry 'kgmem-diagnose snapshot --help'.\n");
 		return KG_EXIT_USAGE;
 	}
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddStringToObject(doc, "schema", "kgmem-diagnose/1");
-	cJSON_AddStringToObject(doc, "version", KG_VERSION);
-	cJSON *arr = cJSON_AddArrayToObject(doc, "snapshots");
+	kg_report rep;  /* only its snapshots */
+	kg_report_init(&rep);
 	int rc = KG_EXIT_OK;
 	for (int i = optind; i < argc && rc == KG_EXIT_OK; i++) {
 		kg_source src;
 		kg_error err = {.offset = -1};
-		cJSON *snap = NULL;
+		kg_snapshot *snap = NULL;
 		if (kg_source_open(&src, argv[i], &err) == 0)
 			snap = kg_snapshot_load_ex(&src, kg_source_sniff(&src), svg ? KG_SNAP_SERIES : 0, &err);
 		if (!snap) {
@@ -99,32 +95,21 @@ int kg_cmd_snapshot(int argc, char **argv)
 		} else {
 			if (!json)
 				kg_snapshot_text(snap, stdout);
-			cJSON_AddItemToArray(arr, snap);
+			kg_report_add_snapshot(&rep, snap);
 		}
 		kg_source_close(&src);
 	}
 	if (svg && rc == KG_EXIT_OK) {
-		kg_report rep;
-		kg_report_init(&rep);
-		cJSON *own = rep.snapshots;
-		rep.snapshots = arr;
 		kg_error err = {.offset = -1};
 		if (kg_svg_write(&rep, NULL, NULL, 0, svg, &err) < 0) {
 			fprintf(stderr, "kgmem-diagnose: %s\n", err.msg);
 			rc = KG_EXIT_INPUT;
 		}
-		rep.snapshots = own;
-		kg_report_free(&rep);
-		cJSON *snap;
-		cJSON_ArrayForEach(snap, arr)
-			kg_snapshot_strip_detail(snap);
+		for (size_t i = 0; i < rep.nsnapshots; i++)
+			kg_snapshot_strip_detail(rep.snapshots[i]);
 	}
-	if (json && rc == KG_EXIT_OK) {
-		char *s = cJSON_Print(doc);
-		fputs(s, stdout);
-		fputc('\n', stdout);
-		free(s);
-	}
-	cJSON_Delete(doc);
+	if (json && rc == KG_EXIT_OK)
+		kg_snapshots_json(rep.snapshots, rep.nsnapshots, stdout);
+	kg_report_free(&rep);
 	return rc;
 }

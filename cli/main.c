@@ -36,9 +36,11 @@ static void usage(FILE *out)
 "                           attention|logits|alloc [OPTIONS]\n"
 "       kgmem-diagnose explain SIZE [--config FILE] [--known NAME=N] [--tensor]\n"
 "       kgmem-diagnose rules list|show ID|check [DIR]\n"
+"       kgmem-diagnose run [OPTIONS] -- CMD [ARGS...]   (run --help)\n"
 "\n"
 "Post-mortem analyzer for GPU out-of-memory crashes. Reads a crashed run's\n"
-"log (plain or gzip; no FILE or \"-\" reads standard input), its allocator\n"
+"log (plain or gzip; a directory is every file under it; no FILE or \"-\"\n"
+"reads standard input), its allocator\n"
 "snapshot and its training config, and reports every OOM incident: where,\n"
 "on which rank and step, in which phase, why, and what to change.\n"
 "\n"
@@ -115,13 +117,15 @@ static void version(void)
 	printf("zlib %s\n", zlibVersion());
 }
 
-static int parse_fail_on(const char *s, enum kg_severity *out)
+int kg_cli_parse_fail_on(const char *s, enum kg_severity *out)
 {
-	if (!strcmp(s, "never")) *out = KG_SEV_NONE;
-	else if (!strcmp(s, "info")) *out = KG_SEV_INFO;
-	else if (!strcmp(s, "warning")) *out = KG_SEV_WARNING;
-	else if (!strcmp(s, "error")) *out = KG_SEV_ERROR;
-	else return -1;
+	int sev = kg_vocab_index(&kg_severities, s);
+	if (!strcmp(s, "never"))
+		*out = KG_SEV_NONE;
+	else if (sev > KG_SEV_NONE)
+		*out = (enum kg_severity)sev;
+	else
+		return -1;
 	return 0;
 }
 
@@ -201,6 +205,7 @@ static const struct {
 	{"calc", kg_cmd_calc},
 	{"explain", kg_cmd_explain},
 	{"rules", kg_cmd_rules},
+	{"run", kg_cmd_run},
 };
 
 /* Memory exhaustion anywhere (ours, cJSON's through its hooks, libyaml's)
@@ -267,7 +272,7 @@ int main(int argc, char **argv)
 			opt.format = optarg;
 			break;
 		case OPT_FAIL_ON:
-			if (parse_fail_on(optarg, &opt.fail_on) < 0)
+			if (kg_cli_parse_fail_on(optarg, &opt.fail_on) < 0)
 				return bad_usage("unknown --fail-on level '%s' (never, info, warning, error)", optarg);
 			break;
 		case OPT_DIFF: opt.diff = true; break;

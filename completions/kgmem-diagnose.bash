@@ -57,7 +57,34 @@ _kgmem_diagnose()
 	# A subcommand is only ever the first argument (as main.c dispatches).
 	if ((COMP_CWORD > 1)); then
 		case ${COMP_WORDS[1]} in
-		snapshot | calc | explain | rules) sub=${COMP_WORDS[1]} ;;
+		snapshot | calc | explain | rules | run) sub=${COMP_WORDS[1]} ;;
+		esac
+	fi
+
+	# run [OPTIONS] -- CMD [ARGS...]: after "--" or the first word that is
+	# not an option (or an option's value), CMD's own words.
+	if [[ $sub == run ]]; then
+		for ((i = 2; i < COMP_CWORD; i++)); do
+			case ${COMP_WORDS[i]} in
+			--report | --label | --log | --snapshot-on-oom | -f | --format | --fail-on | -c | --config)
+				((i++)) ;;
+			-*) [[ ${COMP_WORDS[i]} == -- ]] && break ;;
+			*) break ;;
+			esac
+		done
+		if ((i < COMP_CWORD)); then
+			[[ ${COMP_WORDS[i]} == -- ]] && i=$((i + 1))
+			if ((i == COMP_CWORD)); then
+				COMPREPLY=($(compgen -c -- "$cur"))
+			else
+				_kgmem_diagnose_files ''
+			fi
+			return
+		fi
+		case $prev in
+		--report | --log) _kgmem_diagnose_files ''; return ;;
+		--snapshot-on-oom) _kgmem_diagnose_files dirs; return ;;
+		--label) return ;;
 		esac
 	fi
 
@@ -110,6 +137,13 @@ _kgmem_diagnose()
 		return ;;
 	snapshot)
 		opts="--format --svg --color --quiet --help" ;;
+	run)
+		opts="--report --label --log --snapshot-on-oom --format --fail-on --config --help --"
+		if [[ $cur != -* ]]; then
+			# the command: "--" first, then its name
+			if [[ -z $cur ]]; then COMPREPLY=(--); else COMPREPLY=($(compgen -c -- "$cur")); fi
+			return
+		fi ;;
 	esac
 
 	if [[ $cur == -* ]]; then
@@ -117,7 +151,7 @@ _kgmem_diagnose()
 		return
 	fi
 	if [[ -z $sub && $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "snapshot calc explain rules" -- "$cur"))
+		COMPREPLY=($(compgen -W "snapshot calc explain rules run" -- "$cur"))
 	fi
 	_kgmem_diagnose_files ''
 }

@@ -1,6 +1,6 @@
 # fish completion for kgmem-diagnose(1); installed to vendor_completions.d.
 
-set -l subcommands snapshot calc explain rules
+set -l subcommands snapshot calc explain rules run
 
 function __kgmem_diagnose_rule_ids
     set -l cmd (commandline -opc)[1]
@@ -17,6 +17,8 @@ complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and
     -a explain -d 'Which product of known numbers makes a size'
 complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and test (count (commandline -opc)) -eq 1" \
     -a rules -d 'List, show or check rules'
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and test (count (commandline -opc)) -eq 1" \
+    -a run -d 'Run a command and catch its OOM as it happens'
 
 # Main options.
 set -l main "not __fish_seen_subcommand_from $subcommands"
@@ -31,7 +33,7 @@ complete -c kgmem-diagnose -n $main -s s -l set -x -d 'Supply a fact, NAME=VALUE
 complete -c kgmem-diagnose -n $main -l color -l colour -x -a 'auto always never' -d 'Colour the text report'
 complete -c kgmem-diagnose -n $main -l progress -d 'Show a progress line even when not a TTY'
 complete -c kgmem-diagnose -n $main -l no-progress -d 'Never show a progress line'
-complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules" -l svg -r -F -d 'Write a picture of memory over time (SVG)'
+complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules run" -l svg -r -F -d 'Write a picture of memory over time (SVG)'
 complete -c kgmem-diagnose -n $main -s q -l quiet -d 'Print only the headline of each incident'
 complete -c kgmem-diagnose -n $main -s V -l version -d 'Print version information and exit'
 complete -c kgmem-diagnose -s h -l help -d 'Print help and exit'
@@ -50,3 +52,20 @@ complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_see
     -a '(__kgmem_diagnose_rule_ids)' -d 'Rule'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from check' \
     -a '(__fish_complete_directories)'
+# run [OPTIONS] -- CMD [ARGS...]
+set -l run_opts "__fish_seen_subcommand_from run; and not contains -- -- (commandline -opc)"
+complete -c kgmem-diagnose -n $run_opts -l report -r -F -d 'Write the JSON report (JSON Lines with --label)'
+complete -c kgmem-diagnose -n $run_opts -l label -x -d 'Run metadata, KEY=VALUE'
+complete -c kgmem-diagnose -n $run_opts -l log -r -F -d 'Keep the captured output in FILE'
+complete -c kgmem-diagnose -n $run_opts -l snapshot-on-oom -x -a '(__fish_complete_directories)' -d 'Python: dump the allocator snapshot at an OOM'
+complete -c kgmem-diagnose -n $run_opts -l fail-on -x -a 'never info warning error' -d 'Exit 1 when CMD exited 0 but a finding is at least LEVEL'
+complete -c kgmem-diagnose -n $run_opts -s c -l config -r -F -d 'Training config (YAML)'
+# after "--": CMD and its arguments, completed as if typed alone
+function __kgmem_diagnose_run_cmd
+    set -l toks (commandline -opc)
+    set -l i (contains -i -- -- $toks)
+    set -l rest $toks[(math $i + 1)..-1]
+    complete -C (string join ' ' -- $rest (commandline -ct))
+end
+complete -c kgmem-diagnose -n "__fish_seen_subcommand_from run; and contains -- -- (commandline -opc)" \
+    -a '(__kgmem_diagnose_run_cmd)'

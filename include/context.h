@@ -20,9 +20,9 @@ void kg_context_fini(void);
  * was found. */
 bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch);
 
-/* Phase word in a log line (DESIGN §2a): "eval", "checkpoint",
- * "model-load", "train" (training resumed: clears an earlier eval marker),
- * or NULL. */
+/* Phase word in a log line: the kg_phases words eval, checkpoint and
+ * model-load (vocab.h), "train" (training resumed: clears an earlier eval
+ * marker; not a phase), or NULL. Static strings. */
 const char *kg_ctx_phase_marker(const char *line, size_t n);
 
 /* Echoed allocator configuration, e.g. `PYTORCH_CUDA_ALLOC_CONF=expandable_

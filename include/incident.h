@@ -7,8 +7,10 @@
 #define KG_INCIDENT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include "units.h"
+#include "vocab.h"
 
 typedef struct kg_proc {
 	int64_t pid;       /* KG_NONE for "Process has X" without a pid */
@@ -55,8 +57,47 @@ typedef struct kg_followup {
 	char *text;       /* the line, noise-stripped, at most 300 bytes */
 } kg_followup;
 
-/* Severity of a finding (DESIGN §3), ordered. */
-enum kg_severity { KG_SEV_NONE = 0, KG_SEV_INFO = 1, KG_SEV_WARNING = 2, KG_SEV_ERROR = 3 };
+/* The memory budget of one incident at the moment of the failure
+ * (DIAGNOSIS §1), bytes, each KG_NONE when the inputs do not give it:
+ *   capacity = free + allocated + cached_unused   (this process's PyTorch
+ *            + non_pytorch                          reserved; non-PyTorch
+ *            + other_processes + unaccounted        memory of this process)
+ * PyTorch 1.x messages do not state what this process has in use: then
+ * non_pytorch and other_processes are KG_NONE and unaccounted holds the
+ * CUDA context and other processes together (split_uncertain). */
+typedef struct kg_budget {
+	int64_t capacity, free, allocated, cached_unused;
+	int64_t non_pytorch, other_processes, unaccounted;
+	int64_t requested;        /* the segment that did not fit */
+	bool split_uncertain;     /* unaccounted = context + others, split unknown */
+	bool consistent;          /* the parts fit in capacity (false: the
+	                             message's numbers contradict each other,
+	                             e.g. allocated > total capacity) */
+} kg_budget;
+
+/* One piece of evidence in the differential: the rule that found it, its
+ * one-line statement, and its weight for (against == false) or against
+ * the hypothesis. */
+typedef struct kg_evidence {
+	char *text;
+	char *source;             /* rule id */
+	enum kg_strength strength;
+	bool against;
+} kg_evidence;
+
+/* One hypothesis of the differential (DIAGNOSIS §3): a cause with the
+ * evidence for and against it, its summed score, its confidence (NULL
+ * when only weak evidence supports it) and what would confirm or refute
+ * it. */
+typedef struct kg_hypothesis {
+	const char *cause;        /* a word of kg_categories (static) */
+	const char *confidence;   /* a word of kg_confidences, or NULL */
+	int score;
+	bool ruled_out;           /* decisive evidence against it */
+	kg_evidence *evidence;
+	size_t nevidence;
+	const char *to_confirm;   /* static text */
+} kg_hypothesis;
 
 /* One remedy of a finding: environment settings, config roles to set (DESIGN
  * §2: roles, never raw paths), code changes in words, and a caveat. */
@@ -73,8 +114,14 @@ typedef struct kg_remedy {
 /* One fired rule. */
 typedef struct kg_finding {
 	char *rule;                /* rule id, e.g. "fragmentation.reserved-unallocated" */
-	char *category;            /* DESIGN §2a vocabulary */
+	char *category;            /* a word of kg_categories (vocab.h) */
 	enum kg_severity severity;
+	const char *supports;      /* the hypothesis it is evidence about (a
+	                              cause word), or NULL (cascade, none) */
+	bool refutes;              /* evidence against `supports` */
+	bool refines;              /* says why this process filled the device:
+	                              its hypothesis takes capacity's evidence */
+	enum kg_strength strength;
 	char *title;
 	char *message;             /* templated, facts formatted in their units */
 	char **evidence;           /* "= …" lines */
@@ -85,23 +132,29 @@ typedef struct kg_finding {
 
 typedef struct kg_incident {
 	int id;                   /* 1-based, in input order */
-	const char *kind;         /* "oom", or "oom-warning" (a retried,
+	const char *kind;         /* "oom", "oom-warning" (a retried,
 	                             non-fatal allocator failure, e.g. TF BFC
-	                             "freed_by_count") */
-	const char *family;       /* layout: pytorch1, pytorch2, pytorch_cpu,
-	                             cuda_runtime, cublas, cudnn, nccl,
-	                             tensorflow, jax, mps, ggml, other */
-	const char *framework;    /* pytorch, tensorflow, jax, ggml, caffe,
-	                             torch7, or NULL */
+	                             "freed_by_count") or "oom-suspected" (an
+	                             OOM in disguise: no cuDNN algorithm's
+	                             workspace fitted) */
+	const char *family;       /* message layout: a word of kg_families */
+	const char *framework;    /* a word of kg_frameworks, or NULL */
 	char *path;               /* input display name ("-" → "<stdin>") */
 	long line;                /* 1-based line of the message's first line */
-	const char *device_type;  /* cuda, hip, xpu, npu, mlu, musa, mps, cpu,
-	                             tpu, or NULL */
+	char time[40];            /* that line's time stamp as printed (RFC 3339 /
+	                             ISO 8601: a log prefix, or the envelope's,
+	                             envelope.h), "" when it has none */
+	const char *device_type;  /* a word of kg_device_types, or NULL */
 	int64_t device_index;     /* KG_NONE when not stated */
 	int64_t rank, step, epoch;/* KG_NONE when not known */
-	const char *phase;        /* DESIGN §2a vocabulary or NULL */
+	const char *phase;        /* a word of kg_phases, or NULL */
 	const char *phase_source; /* "frames" or "log" or NULL */
-	const char *cause;        /* filled by the rules engine, or NULL */
+	const char *cause;        /* a word of kg_categories, filled by the
+	                             differential, or NULL when undetermined */
+	const char *confidence;   /* a word of kg_confidences, or NULL */
+	kg_budget budget;         /* filled before the rules run */
+	kg_hypothesis *differential; /* hypotheses, most likely first */
+	size_t ndifferential;
 	kg_memory mem;
 	kg_tensor *tensor;        /* NULL unless the message gives a shape */
 	char *status;             /* CUBLAS_STATUS_ALLOC_FAILED, … or NULL */
@@ -127,6 +180,11 @@ void kg_memory_free(kg_memory *m);
 void kg_memory_copy(kg_memory *dst, const kg_memory *src);
 void kg_frame_free(kg_frame *f);
 void kg_finding_free(kg_finding *f);
+/* Frees the differential's hypotheses and their evidence. */
+void kg_differential_free(kg_incident *inc);
+/* DIAGNOSIS §5: KG_SEV_ERROR for an OOM that ended the run (kind "oom",
+ * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
+enum kg_severity kg_incident_severity(const kg_incident *inc);
 void kg_remedy_free(kg_remedy *r);
 
 #endif

@@ -23,7 +23,18 @@
 struct kg_log_facts;
 int kg_scan_log(kg_source *src, kg_report *rep, struct kg_log_facts *lf, kg_error *err);
 
+/* The same for one log in several files read one after another (rotated
+ * copies, oldest first: inputs.h), as one stream, so a traceback, the
+ * step and the phase carry across a file boundary; a file not ending in a
+ * newline ends its last line. The envelope is the first file's. Incidents
+ * get the file and line they are in (follow-ups and allocator-config
+ * lines count in their own file); on a read failure err->path names the
+ * file. Returns as kg_scan_log. */
+int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, struct kg_log_facts *lf, kg_error *err);
+
 /* Removes noise prefixes from one line in place (ANSI escapes anywhere;
+ * leading NUL bytes, what a crash or copytruncate hole leaves before the
+ * text the writer went on with;
  * GitHub Actions and other timestamps, Python logging prefixes, `[rankN]:`,
  * `rank N:`, `[defaultN]:`, compose `svc-1  | `, `SUBPROCESS: `, a "# "
  * comment marker) and

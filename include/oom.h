@@ -18,7 +18,9 @@
 #define KG_OOM_WINDOW_BYTES 16384
 
 typedef struct kg_oom {
-	const char *kind;        /* "oom" or "oom-warning" (static string) */
+	const char *kind;        /* "oom", "oom-warning" (retried) or "oom-suspected"
+	                            (an OOM in disguise: no cuDNN algorithm fitted);
+	                            static string */
 	const char *family;      /* static string, DESIGN §4 vocabulary */
 	const char *framework;   /* static string or NULL */
 	const char *device_type; /* static string or NULL */

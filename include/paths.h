@@ -4,7 +4,7 @@
 #define KG_PATHS_H
 
 /* The directory of shipped rule files and registries (keys.yaml,
- * datasets.yaml, gpus.yaml, VERSION) — the one lookup every part uses:
+ * datasets.yaml, VERSION) — the one lookup every part uses:
  * $KGMEM_RULES_PATH (first entry of a ':'-separated list) when set; else
  * the rules installed beside the binary (<bindir>/KG_BIN_TO_RULES, so a
  * relocated install finds its own); else the source tree's rules/ (an

@@ -9,6 +9,8 @@
 #include "incident.h"
 
 struct cJSON;
+struct kg_snapshot;
+struct kg_run_info;
 
 typedef struct kg_input {
 	char *path;        /* as given on the command line; "-" for stdin */
@@ -18,13 +20,26 @@ typedef struct kg_input {
 	bool gzip;
 } kg_input;
 
+/* One config patch planned from the remedies (lib/diagnose.c): JSON
+ * `patches[]`. */
+typedef struct kg_patch_result {
+	char *path;        /* the config file, as named on the command line */
+	char *diff;        /* unified diff (patch.h kg_patch_diff), never empty */
+	bool applied;      /* written in place by --apply (the old text kept
+	                      in PATH.orig) */
+} kg_patch_result;
+
 typedef struct kg_report {
 	kg_input *inputs;
 	size_t ninputs;
 	kg_incident *incidents;
 	size_t nincidents, incidents_cap;
-	struct cJSON *snapshots;     /* array, DESIGN §5 objects; owned */
-	struct cJSON *patches;       /* array of {path, diff}; owned */
+	struct kg_snapshot **snapshots; /* snapshots, memory_stats and
+	                                memory_summary inputs (snapshot.h), in
+	                                input order; owned */
+	size_t nsnapshots;
+	kg_patch_result *patches;    /* in config order; owned */
+	size_t npatches;
 	int64_t first_failed_rank;   /* rank of the earliest incident with a
 	                                rank, KG_NONE when no rank is known */
 	int64_t root_cause_rank;     /* torchelastic "Root Cause (first observed
@@ -34,22 +49,34 @@ typedef struct kg_report {
 	char **notes;                /* warnings about the input (truncated
 	                                lines, …), one line each */
 	size_t nnotes;
+	struct kg_run_info *run;     /* `run` subcommand: the run and its
+	                                readings (runinfo.h), owned; NULL
+	                                otherwise; printed as "run" */
 } kg_report;
 
 void kg_report_init(kg_report *r);
 void kg_report_free(kg_report *r);
 void kg_report_note(kg_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a snapshot (taking ownership). */
+void kg_report_add_snapshot(kg_report *r, struct kg_snapshot *s);
+/* Appends a patch result (path and diff copied, applied false) and returns
+ * it; the pointer is valid until the next kg_report_add_patch. */
+kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff);
 
-/* "error", "warning", "info" (or "none"): the words of JSON `severity`,
- * SARIF levels map from them. */
-const char *kg_severity_name(enum kg_severity s);
+/* The incident's headline, one line, no newline (malloc'd; free it):
+ *     CUDA out of memory (STATUS): tried to allocate 20.00 GiB on cuda:0
+ *         (rank 1, during eval, epoch 3, step 1200)
+ * — the family's words (include/vocab/family.def), the status word, the
+ * request, the device, then rank, phase, epoch and step, each only when
+ * known. With memory, the message's other sizes follow the device ("; 1.2
+ * GiB free of 79.1 GiB; … in use by this process; … allocated, … reserved
+ * but unallocated; N processes listed"), or, when it states no size, its
+ * text (at most 200 bytes). The text report's headline (memory false) and
+ * the CI formats' incident summary (memory true) are this line. */
+char *kg_incident_headline(const kg_incident *inc, bool memory);
 
-/* Most severe severity of an incident: its findings' maximum, or, before any
- * rule ran, error for kind "oom" and warning for "oom-warning". */
-enum kg_severity kg_incident_severity(const kg_incident *inc);
-
-/* Counts for "summary": incidents, errors, warnings, infos (one per
- * finding, or per incident when it has no findings). */
+/* Counts for "summary": incidents by their severity (kg_incident_severity
+ * in incident.h; DIAGNOSIS §5), not findings. */
 void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos);
 
 typedef struct kg_text_style {
@@ -63,8 +90,17 @@ typedef struct kg_text_style {
 void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
 
 /* JSON report (schema kgmem-diagnose/1), pretty-printed, newline-terminated. */
+/* The same document on one line (no newline inside), newline-terminated:
+ * one JSON Lines record (`run --report FILE --label …`). */
+void kg_report_json_line(const kg_report *r, FILE *out);
 void kg_report_json(const kg_report *r, FILE *out);
 /* The same document as a cJSON tree (caller frees with cJSON_Delete). */
 struct cJSON *kg_report_to_json(const kg_report *r);
+/* One snapshots[] object of that document (DESIGN §4–§5; the shapes are
+ * the kg_snapshot fields, snapshot.h), as a cJSON tree. */
+struct cJSON *kg_snapshot_to_json(const struct kg_snapshot *s);
+/* The `snapshot --format json` document {schema, version, snapshots[]},
+ * pretty-printed, newline-terminated. */
+void kg_snapshots_json(struct kg_snapshot *const *v, size_t n, FILE *out);
 
 #endif

@@ -17,7 +17,7 @@ struct cJSON;
  * when it has none (then finding is NULL, rule is the incident kind "oom"
  * or "oom-warning", severity is kg_incident_severity(), title is
  * "Out of memory" / "Allocator warning (retried)" and message is
- * kg_ci_incident_summary()). */
+ * kg_incident_headline(inc, true), report.h). */
 typedef struct kg_ci_item {
 	const kg_incident *inc;
 	const kg_finding *finding;   /* NULL for an incident without findings */
@@ -33,14 +33,6 @@ typedef struct kg_ci_item {
 size_t kg_ci_items(const kg_report *r, kg_ci_item **out);
 void kg_ci_items_free(kg_ci_item *items, size_t n);
 
-
-/* One line describing an incident from its parsed numbers, e.g.
- * "CUDA out of memory on cuda:0: tried to allocate 16.00 MiB; 33.56 MiB free
- * of 23.56 GiB; this process has 22.88 GiB in use (21.13 GiB allocated by
- * PyTorch, 1.41 GiB reserved but unallocated); rank 3, step 120, phase
- * backward". Sizes printed like c10 format_size (units.h). Falls back to
- * the matched OOM text (first 200 bytes) when no size is known. malloc'd. */
-char *kg_ci_incident_summary(const kg_incident *inc);
 
 /* A remedy as one plain-text line: "TITLE: env NAME=VALUE; set ROLE = VALUE;
  * CODE (caveat: CAVEAT)". malloc'd. */

@@ -5,20 +5,22 @@
  * incident against its facts (facts.h), and fills the incident's findings
  * and cause.
  *
- * Order and cause. Rules are ordered by category — host-oom, oversize,
- * eval-blowup, checkpoint, leak, fragmentation, activation-peak,
- * parallelism, capacity, alloc-conf, cascade, none — the most specific
- * cause first, then by file and position. Findings are sorted most severe
- * first, ties by that order; the incident's cause is the category of the
- * first finding that is not `cascade` (a consequence, never a cause) or
- * `none` (the "not enough evidence" finding), else NULL.
+ * Evidence and cause. Each rule is evidence for (`supports:`) or against
+ * (`refutes:`) one hypothesis, with a `strength` (include/vocab/strength.def);
+ * rules of the categories cascade and none, and `supports: none`, are
+ * advice only. kg_rules_apply fires every rule, then differential.c sums
+ * the evidence into the incident's differential, cause and confidence
+ * (DIAGNOSIS §3). Rules are ordered by category in the order of
+ * include/vocab/category.def (the most specific cause first), then by file
+ * and position; findings are listed with the cause's evidence first, then
+ * most severe first, ties in rule order.
  *
  * Missing facts. A `when` that is unknown does not fire. A rule whose
  * title or message needs a fact that is missing does not fire either
  * (no message with holes); an evidence line, a remedy's env or set entry,
  * its code or caveat that needs a missing fact is left out, and a remedy
  * left with no title or with none of env, set and code is left out.
- * `fallback: true` rules fire only when no rule outside `cascade` fired. */
+ * `fallback: true` rules fire only when the differential names no cause. */
 #ifndef KG_RULES_H
 #define KG_RULES_H
 
@@ -31,8 +33,8 @@
 typedef struct kg_ruleset kg_ruleset;
 
 /* Loads rule files from each of dirs in turn (a directory: its *.yaml and
- * *.yml files in name order, except keys.yaml, datasets.yaml and
- * gpus.yaml, which are data; or a single file). A rule whose id was
+ * *.yml files in name order, except keys.yaml and datasets.yaml, which
+ * are data; or a single file). A rule whose id was
  * loaded from an earlier dir replaces it; the same id twice within one
  * dir is an error. On the first invalid file returns NULL with err->msg
  * "FILE:LINE:COL: reason" (err->line 0). */
@@ -45,8 +47,9 @@ kg_ruleset *kg_rules_load(const char *const *dirs, size_t ndirs, kg_error *err);
  * remedies with nothing to do. Returns the number of problems (0: valid). */
 int kg_rules_check(const char *const *paths, size_t npaths, FILE *errs);
 
-/* Frees inc's findings, evaluates every rule against facts, and fills
- * inc->findings (most severe first) and inc->cause (see above). */
+/* Frees inc's findings and differential, evaluates every rule against
+ * facts, and fills inc->findings, inc->differential, inc->cause and
+ * inc->confidence (see above). Never fails. */
 void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *facts);
 
 size_t kg_rules_count(const kg_ruleset *rs);

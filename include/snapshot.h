@@ -1,23 +1,10 @@
 /* snapshot.h — allocator snapshots (`torch.cuda.memory._dump_snapshot()`,
  * pickle or the same dict as JSON), `torch.cuda.memory_stats()` JSON and
- * `memory_summary()` tables, turned into the `snapshots[]` objects of
- * DESIGN §4–§5 and into facts for the rules.
- *
- * Object shapes (all sizes integers in bytes):
- *   {"path", "kind": "snapshot", "allocator_settings": {…}|null,
- *    "devices": [{"device", "segments", "segments_large", "segments_small",
- *      "segments_expandable", "blocks", "reserved_bytes", "allocated_bytes",
- *      "active_bytes", "requested_bytes", "inactive_bytes",
- *      "largest_free_block_bytes", "fragmentation",
- *      "free_blocks": [{"min_bytes", "max_bytes"|null, "blocks", "bytes"}],
- *      "trace": {"entries", "actions": {action: count},
- *        "peak_requested_bytes", "peak_reserved_bytes",
- *        "peak_time_us"|null, "peak_annotation"|null,
- *        "oom": [{"size_bytes", "device_free_bytes"}]},
- *      "top_sites": [{"file", "line", "function", "bytes", "blocks"}]}]}
- *   {"path", "kind": "memory_stats"|"memory_summary", "device"?: N,
- *    "stats": {"allocated_bytes.all.current": N, …, "num_ooms": N, …}}
- * Every definition is DESIGN §5's, applied literally; see snapshot.c. */
+ * `memory_summary()` tables, turned into the typed kg_snapshot below (the
+ * `snapshots[]` objects of DESIGN §4–§5, which report_json.c writes with
+ * the same names) and into facts for the rules. Every size is an integer
+ * count of bytes; every definition is DESIGN §5's, applied literally; see
+ * snapshot.c. */
 #ifndef KG_SNAPSHOT_H
 #define KG_SNAPSHOT_H
 
@@ -28,37 +15,171 @@
 
 struct cJSON;
 
+#define KG_SNAP_NBUCKETS 6  /* free-block histogram: < 1 MiB, < 2 MiB, < 20 MiB,
+                               < 100 MiB, < 1 GiB, >= 1 GiB */
+
+/* One bucket of the inactive-block histogram. */
+typedef struct kg_free_bucket {
+	int64_t min_bytes, max_bytes;  /* [min, max); max KG_NONE: open */
+	int64_t blocks, bytes;
+} kg_free_bucket;
+
+/* Live (active_allocated) blocks grouped by the allocating frame (DESIGN §5
+ * top_sites: the innermost user .py frame, else the innermost .py frame). */
+typedef struct kg_alloc_site {
+	char *file;                    /* "<unknown>" when no frame */
+	int64_t line;                  /* KG_NONE when not known */
+	char *function;                /* or NULL */
+	int64_t bytes, blocks;
+} kg_alloc_site;
+
+typedef struct kg_action_count {
+	char *action;                  /* trace action: alloc, free_requested, … */
+	int64_t count;
+} kg_action_count;
+
+/* An `oom` action of the trace. */
+typedef struct kg_trace_oom {
+	int64_t size_bytes;            /* KG_NONE when the entry has no size */
+	int64_t device_free_bytes;     /* KG_NONE when absent */
+} kg_trace_oom;
+
+/* One point of the downsampled replay (KG_SNAP_SERIES). */
+typedef struct kg_series_point {
+	int64_t entry;                 /* 0 = the start; else the bucket's last entry, 1-based */
+	int64_t requested_bytes, reserved_bytes;  /* maxima over the bucket */
+} kg_series_point;
+
+/* A segment of the segment map (KG_SNAP_SERIES): its blocks as runs of one
+ * state, in address order. */
+typedef struct kg_segment_run {
+	int64_t bytes;
+	const char *state;  /* active_allocated, active_pending_free, inactive,
+	                       unknown, or mixed (the rest past the run limit);
+	                       static */
+} kg_segment_run;
+
+typedef struct kg_segment_view {
+	int64_t address;               /* KG_NONE when absent */
+	int64_t total_size;
+	char *segment_type;            /* large, small, or unknown */
+	kg_segment_run *runs;
+	size_t nruns;
+} kg_segment_view;
+
+/* The trace replay of one device (DESIGN §5). */
+typedef struct kg_snapshot_trace {
+	int64_t entries;
+	kg_action_count *actions;      /* in order of first appearance */
+	size_t nactions;
+	int64_t peak_requested_bytes, peak_reserved_bytes;
+	int64_t peak_time_us;          /* KG_NONE without a peak */
+	char *peak_annotation;         /* innermost external annotation at the
+	                                  peak, or NULL */
+	kg_trace_oom *oom;
+	size_t noom;
+	/* KG_SNAP_SERIES only (has_series): the replay downsampled to at most
+	 * 2001 points, the entry of the requested peak (KG_NONE: none) and the
+	 * entries of the oom actions (at most 1000) */
+	bool has_series;
+	int64_t entries_per_point;
+	kg_series_point *points;
+	size_t npoints;
+	int64_t peak_entry;
+	int64_t *oom_entries;
+	size_t noom_entries;
+} kg_snapshot_trace;
+
+typedef struct kg_snapshot_device {
+	int64_t device;
+	int64_t segments, segments_large, segments_small, segments_expandable, blocks;
+	int64_t reserved_bytes, allocated_bytes, active_bytes, requested_bytes, inactive_bytes;
+	int64_t largest_free_block_bytes;
+	double fragmentation;          /* 1 − largest free block / inactive; 0 without inactive */
+	kg_free_bucket free_blocks[KG_SNAP_NBUCKETS];
+	kg_snapshot_trace trace;
+	/* KG_SNAP_SERIES only (has_segment_map): the 200 largest segments,
+	 * largest first */
+	bool has_segment_map;
+	kg_segment_view *segment_map;
+	size_t nsegment_map;
+	kg_alloc_site *top_sites;      /* at most 10, most bytes first */
+	size_t ntop_sites;
+} kg_snapshot_device;
+
+/* A number the allocator settings state (number or bool in the input). */
+typedef struct kg_setting {
+	bool set, is_bool;
+	double value;                  /* a bool as 0 or 1 */
+} kg_setting;
+
+/* One memory_stats() key, flattened ("allocated_bytes.all.current"). */
+typedef struct kg_stat {
+	char *name;
+	double value;
+} kg_stat;
+
+enum kg_snapshot_kind { KG_SNAPSHOT, KG_MEMORY_STATS, KG_MEMORY_SUMMARY };
+
+typedef struct kg_snapshot {
+	char *path;                    /* the input's display name */
+	enum kg_snapshot_kind kind;
+	/* KG_SNAPSHOT */
+	char *allocator_settings;      /* the input's allocator_settings dict as
+	                                  compact JSON text, or NULL; the JSON
+	                                  report echoes it */
+	char *alloc_conf;              /* its PYTORCH_CUDA_ALLOC_CONF, or NULL */
+	kg_setting expandable_segments, max_split_size, garbage_collection_threshold;
+	kg_snapshot_device *devices;   /* by device index */
+	size_t ndevices;
+	/* KG_MEMORY_STATS, KG_MEMORY_SUMMARY */
+	int64_t device;                /* memory_summary's device, KG_NONE when
+	                                  not printed (memory_stats: KG_NONE) */
+	kg_stat *stats;                /* in input order */
+	size_t nstats;
+} kg_snapshot;
+
+/* An empty snapshot of that kind (device KG_NONE), path copied ("-" for
+ * NULL); malloc'd. */
+kg_snapshot *kg_snapshot_new(const char *path, enum kg_snapshot_kind kind);
+
+/* "snapshot", "memory_stats", "memory_summary": JSON `kind`, inputs[].kind. */
+const char *kg_snapshot_kind_name(enum kg_snapshot_kind k);
+
+/* The stat called name (the first), or NULL. */
+const kg_stat *kg_snapshot_stat(const kg_snapshot *s, const char *name);
+
+/* Appends stat name = value; with replace, an existing stat of that name
+ * is removed first (so the new one is last). */
+void kg_snapshot_add_stat(kg_snapshot *s, const char *name, double value, bool replace);
+
+/* Frees s and all it owns; NULL is a no-op. */
+void kg_snapshot_free(kg_snapshot *s);
+
 /* Reads one snapshot-like input: kind KG_KIND_PICKLE (streamed; memory far
  * below the file size), KG_KIND_JSON (snapshot dict, bare segment list, or
  * memory_stats flat/nested), KG_KIND_SUMMARY (a memory_summary() table).
- * Returns the object above with "path" = src->name, or NULL with err (byte
- * offset or line filled where it applies). */
-struct cJSON *kg_snapshot_load(kg_source *src, kg_kind kind, kg_error *err);
+ * Returns a malloc'd kg_snapshot with path = src->name (release with
+ * kg_snapshot_free), or NULL with err (byte offset or line filled
+ * where it applies). */
+kg_snapshot *kg_snapshot_load(kg_source *src, kg_kind kind, kg_error *err);
 
-/* kg_snapshot_load with flags. KG_SNAP_SERIES adds, per snapshot device,
- * two keys for pictures (src/svg.c), absent otherwise so reports stay small:
- *   "trace": {…, "series": {"x": "entry", "entries_per_point": N,
- *     "points": [[entry, requested_bytes, reserved_bytes], …] (at most 2001:
- *       entry 0 is the replay's start, each later point is the maximum over
- *       a bucket of entries, placed at its last entry, 1-based),
- *     "peak_entry": N|null (entry of trace.peak_requested_bytes),
- *     "oom_entries": [N, …] (entries of the `oom` actions, at most 1000)}}
- *   "segment_map": [{"address", "total_size", "segment_type",
- *     "runs": [[bytes, "active_allocated"|"active_pending_free"|"inactive"
- *       |"unknown"|"mixed"], …]}, …] (the 200 largest segments, largest
- *     first; neighbouring blocks of one state merged, at most 256 runs).
- * Memory: O(devices × 2000) beyond kg_snapshot_load. */
+/* kg_snapshot_load with flags. KG_SNAP_SERIES fills, per snapshot device,
+ * the trace series and the segment map (has_series, has_segment_map) for
+ * pictures (lib/svg.c); reports leave them out. Memory: O(devices × 2000)
+ * beyond kg_snapshot_load. */
 #define KG_SNAP_SERIES 1u
-struct cJSON *kg_snapshot_load_ex(kg_source *src, kg_kind kind, unsigned flags, kg_error *err);
+kg_snapshot *kg_snapshot_load_ex(kg_source *src, kg_kind kind, unsigned flags, kg_error *err);
 
-/* Removes the KG_SNAP_SERIES keys from a snapshots[] object (in place). */
-void kg_snapshot_strip_detail(struct cJSON *snap);
+/* Drops the KG_SNAP_SERIES detail of a snapshot (in place). */
+void kg_snapshot_strip_detail(kg_snapshot *snap);
 
 /* Same for an already decoded snapshot or memory_stats value (a cJSON tree
- * as pickle.load or json.load would give it). Does not take ownership. */
-struct cJSON *kg_snapshot_from_value(const struct cJSON *root, const char *path, kg_error *err);
+ * as pickle.load or json.load would give it: the readers' form). Does not
+ * take ownership of root. */
+kg_snapshot *kg_snapshot_from_value(const struct cJSON *root, const char *path, kg_error *err);
 
-/* Adds facts from a snapshots[] object (prov = its path): for snapshots, the
+/* Adds facts from a snapshot (prov = its path): for snapshots, the
  * device with the most reserved bytes gives snapshot.reserved, .allocated,
  * .active, .requested, .inactive, .largest_free_block, .fragmentation,
  * .segments, .peak_requested, .peak_reserved, .oom_requested, .peak_phase;
@@ -68,10 +189,10 @@ struct cJSON *kg_snapshot_from_value(const struct cJSON *root, const char *path,
  * .reserved, .active, .requested, .inactive_split (".all.current"),
  * snapshot.peak_allocated, .peak_reserved (".all.peak"), snapshot.num_ooms,
  * snapshot.num_alloc_retries. */
-void kg_snapshot_facts(const struct cJSON *snap, kg_facts *facts);
+void kg_snapshot_facts(const kg_snapshot *snap, kg_facts *facts);
 
-/* Readable view of one snapshots[] object: summary table, fragmentation
- * line, free-block histogram, top sites (or the stats table). */
-void kg_snapshot_text(const struct cJSON *snap, FILE *out);
+/* Readable view of one snapshot: summary table, fragmentation line,
+ * free-block histogram, top sites (or the stats table). */
+void kg_snapshot_text(const kg_snapshot *snap, FILE *out);
 
 #endif

@@ -1,5 +1,7 @@
 /* source.h — opening inputs (files, "-" for stdin), transparent gzip
- * (zlib), and sniffing the input kind from content, never from the file name
+ * (zlib's inflate over RFC 1952 members, one after another as gzip(1)
+ * reads them; plain text after the last member is read too and reported),
+ * and sniffing the input kind from content, never from the file name
  * (DESIGN §1). Reads are streamed: memory stays bounded whatever the size. */
 #ifndef KG_SOURCE_H
 #define KG_SOURCE_H
@@ -12,14 +14,20 @@
 #include "util.h"
 
 typedef enum kg_kind {
-	KG_KIND_LOG,            /* plain text (any encoding, NULs tolerated) */
+	KG_KIND_LOG,            /* text: the fallback for anything not clearly
+	                           another kind (NULs, UTF-16 with a BOM, JSON
+	                           Lines, a log starting with a dict, a table
+	                           or "---" all read as a log) */
 	KG_KIND_PICKLE,         /* \x80 + protocol byte 2–5: allocator snapshot */
-	KG_KIND_JSON,           /* a JSON object: snapshot or memory_stats */
-	KG_KIND_SUMMARY,        /* a memory_summary() table on its own */
-	KG_KIND_YAML,           /* a YAML mapping: a training config */
+	KG_KIND_JSON,           /* one JSON object with snapshot (segments,
+	                           device_traces) or memory_stats() keys */
+	KG_KIND_SUMMARY,        /* a memory_summary() table and nothing else */
+	KG_KIND_YAML,           /* a YAML mapping: a training config (all of
+	                           the head's lines are keys, items or comments) */
 	KG_KIND_ZIP,            /* PK\3\4: torch.save() archive */
 	KG_KIND_EMPTY,          /* zero bytes */
-	KG_KIND_BINARY,         /* none of the above and not text */
+	KG_KIND_BINARY,         /* not text: over 1/8 of the head's non-NUL
+	                           bytes are control bytes or invalid UTF-8 */
 } kg_kind;
 
 /* Name of a kind as used in messages and the JSON "inputs[].kind". */
@@ -31,10 +39,19 @@ typedef struct kg_source {
 	char *path;            /* as given ("-" for stdin) */
 	char *name;            /* display name: path, or "<stdin>" */
 	int fd;
-	gzFile gz;             /* zlib reads gzip or plain bytes transparently */
+	z_stream *zs;          /* inflate state while in a gzip member, or NULL */
+	int mode;              /* 0 plain, 1 gzip, 2 plain text after gzip data */
+	bool member_open;      /* inside a gzip member (its end not yet seen) */
+	unsigned char *in;     /* raw bytes read from fd, not yet used */
+	size_t inlen, inpos;
 	bool gzip;             /* the stream is gzip-compressed */
 	int64_t file_size;     /* bytes on disk for a regular file, else -1 */
+	int64_t raw_read;      /* bytes read from fd so far */
 	int64_t bytes_read;    /* decompressed bytes handed out so far */
+	int64_t trailing_at;   /* byte offset (in the file) of plain text found
+	                          after the gzip data, read as text; else -1 */
+	int64_t shrunk_to;     /* a regular file found smaller at its end than
+	                          when opened: its size then; else -1 */
 	unsigned char head[KG_SNIFF_BYTES]; /* first decompressed bytes */
 	size_t headlen, headpos;            /* head is replayed by kg_source_read */
 	bool eof;

@@ -9,15 +9,15 @@
 #define KG_SUMMARY_H
 
 #include <stddef.h>
+#include "snapshot.h"
 #include "util.h"
 
-struct cJSON;
-
 /* Parses the table in text[0..n) (lines may carry a log prefix before the
- * first '|'). Returns {"path": path, "kind": "memory_summary",
- * "device": N|null, "stats": {"allocated_bytes.all.current": bytes, …,
- * "allocation.large_pool.peak": count, …, "num_ooms": N,
- * "num_alloc_retries": N}}: row labels map to stats (Allocated memory →
+ * first '|'). Returns a malloc'd kg_snapshot of kind KG_MEMORY_SUMMARY
+ * (release with kg_snapshot_free) with path, device (KG_NONE when
+ * the table does not print it) and stats ("allocated_bytes.all.current":
+ * bytes, …, "allocation.large_pool.peak": count, …, "num_ooms",
+ * "num_alloc_retries"; a row seen twice keeps its last values): row labels map to stats (Allocated memory →
  * allocated_bytes, Active memory → active_bytes, Requested memory →
  * requested_bytes, GPU reserved memory → reserved_bytes, Non-releasable
  * memory → inactive_split_bytes, Allocations → allocation, Active allocs →
@@ -27,6 +27,6 @@ struct cJSON;
  * all), columns to current/peak/allocated/freed; count cells with K/M are
  * ×1000/×10^6 (lower bounds). NULL with err (line number) when no metric
  * row is found or a cell is malformed. */
-struct cJSON *kg_summary_parse(const char *text, size_t n, const char *path, kg_error *err);
+kg_snapshot *kg_summary_parse(const char *text, size_t n, const char *path, kg_error *err);
 
 #endif

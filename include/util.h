@@ -42,7 +42,7 @@ void *kg_calloc(size_t n, size_t size);
 void *kg_realloc(void *p, size_t n);
 char *kg_strdup(const char *s);
 /* kg_malloc with malloc's signature, for libraries' allocation hooks
- * (cJSON_InitHooks), so their exhaustion is ours too. */
+ * (the JSON library's, set by the CLI), so their exhaustion is ours too. */
 void *kg_hook_malloc(size_t n);
 /* Running out of memory (n bytes asked for, 0 when a library reported
  * it): calls the handler set with kg_set_oom_handler — the CLI's prints

@@ -2,6 +2,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "context.h"
 #include "regex.h"
+#include "vocab.h"
 
 #include <pcre2.h>
 #include <stdlib.h>
@@ -31,7 +32,10 @@ int kg_context_init(kg_error *err)
 	re_step = must("(?<![\\w.])step\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I, err, &bad);
 	re_iter = must("(?<![\\w.])iter(?:ation)?\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I, err, &bad);
 	re_epoch = must("(?<![\\w.])epoch\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,9})\\b", I, err, &bad);
-	re_eval = must("(?:^|[^\\w/.])(?:eval(?:uat(?:e|es|ing|ion))?|validat(?:e|ing|ion)|valid|testing|test set|predict(?:ing|ion|ions)?|inference|generating|rank(?:ing)? (?:all|candidates|entities))\\b",
+	/* …or a command line that runs an evaluation script (python test.py,
+	 * python scripts/evaluate.py, python3 eval_completion.py) */
+	re_eval = must("(?:^|[^\\w/.])(?:eval(?:uat(?:e|es|ing|ion))?|validat(?:e|ing|ion)|valid|testing|test set|predict(?:ing|ion|ions)?|inference|generating|rank(?:ing)? (?:all|candidates|entities)"
+		       "|python[\\d.]*\\s+(?:-\\S+\\s+)*(?:\\S*/)?(?:test|eval|evaluate|evaluation|inference|infer|predict|validate|validation)(?:_\\w*)?\\.py)\\b",
 		       I, err, &bad);
 	re_ckpt = must("\\b(?:sav(?:e|ing|ed)\\b[^\\n]{0,40}\\b(?:checkpoint|ckpt|state[_ ]dict|model)|checkpoint[^\\n]{0,20}\\b(?:sav|writ)|writing\\s+checkpoint|load(?:ing|ed)?\\s+(?:from\\s+)?(?:the\\s+)?(?:checkpoint|ckpt|state[_ ]dict)(?!\\s+shards))",
 		       I, err, &bad);
@@ -102,17 +106,17 @@ const char *kg_ctx_phase_marker(const char *line, size_t n)
 	/* cheap literal gates before each regex */
 	bool maybe_load = kg_memcasemem(line, n, "load", 4) || kg_memcasemem(line, n, "pretrained", 10);
 	if (maybe_load && kg_regex_match(re_model_load, line, n, 0, &m))
-		return "model-load";
+		return KG_PHASE_WORD(MODEL_LOAD);
 	if ((kg_memcasemem(line, n, "checkpoint", 10) || kg_memcasemem(line, n, "ckpt", 4) ||
 	     kg_memcasemem(line, n, "state", 5) || kg_memcasemem(line, n, "sav", 3)) &&
 	    kg_regex_match(re_ckpt, line, n, 0, &m))
-		return "checkpoint";
+		return KG_PHASE_WORD(CHECKPOINT);
 	if ((kg_memcasemem(line, n, "eval", 4) || kg_memcasemem(line, n, "valid", 5) ||
 	     kg_memcasemem(line, n, "test", 4) || kg_memcasemem(line, n, "predict", 7) ||
 	     kg_memcasemem(line, n, "infer", 5) || kg_memcasemem(line, n, "generat", 7) ||
 	     kg_memcasemem(line, n, "rank", 4)) &&
 	    kg_regex_match(re_eval, line, n, 0, &m))
-		return "eval";
+		return KG_PHASE_WORD(EVAL);
 	if ((kg_memcasemem(line, n, "train", 5) || kg_memcasemem(line, n, "epoch", 5)) &&
 	    kg_regex_match(re_train, line, n, 0, &m))
 		return "train";

@@ -9,8 +9,11 @@
  * (rules.c) fills findings and the cause, and remedies that set config
  * roles become one patch per config file (patch.c). */
 #include "diagnose.h"
-#include "calc.h"
+#include "budget.h"
+#include "calcfacts.h"
 #include "config.h"
+#include "envelope.h"
+#include "inputs.h"
 #include "facts.h"
 #include "logfacts.h"
 #include "logscan.h"
@@ -21,10 +24,11 @@
 #include "svg.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct run {
@@ -61,8 +65,55 @@ static int add_config(run *R, const char *path, kg_error *err)
 	return 0;
 }
 
-/* One input: returns 0, or -1 with err filled. */
-static int one_input(run *R, const char *path, kg_error *err)
+/* One log, in one file or several read as one stream (kg_scan_logs), with
+ * its log facts; path_rank for incidents whose lines name no rank. */
+static int scan_logs(run *R, kg_source **srcs, size_t n, int64_t path_rank, kg_error *err)
+{
+	kg_report *rep = R->rep;
+	R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
+	R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
+	kg_log_facts_init(&R->lfs[R->nlogs]);
+	R->logs_first[R->nlogs] = rep->nincidents;
+	int rc = kg_scan_logs(srcs, n, rep, &R->lfs[R->nlogs], err);
+	for (size_t i = R->logs_first[R->nlogs]; i < rep->nincidents && path_rank != KG_NONE; i++)
+		if (rep->incidents[i].rank == KG_NONE)
+			rep->incidents[i].rank = path_rank;
+	R->nlogs++;
+	R->logs_first[R->nlogs] = rep->nincidents;
+	for (size_t k = 0; k < n; k++)
+		add_input(rep, srcs[k], KG_KIND_LOG);
+	return rc;
+}
+
+/* Rotated copies of one log (files[0..n), oldest first) read as one
+ * stream when every one of them is text; returns 1 when it did (rc in
+ * *rc), 0 to read them one by one instead. */
+static int rotated_chain(run *R, const kg_input_file *files, size_t n, int *rc, kg_error *err)
+{
+	kg_source *srcs = kg_calloc(n, sizeof *srcs);
+	kg_source **ptrs = kg_calloc(n, sizeof *ptrs);
+	bool text = true;
+	size_t opened = 0;
+	for (; opened < n && text; opened++) {
+		kg_error e = {0};
+		ptrs[opened] = &srcs[opened];
+		text = kg_source_open(&srcs[opened], files[opened].path, &e) == 0 &&
+		       kg_source_sniff(&srcs[opened]) == KG_KIND_LOG;
+	}
+	if (text)
+		*rc = scan_logs(R, ptrs, n, files[0].rank, err);
+	for (size_t k = 0; k < opened; k++)
+		kg_source_close(&srcs[k]);
+	free(srcs);
+	free(ptrs);
+	return text;
+}
+
+/* One input: returns 0, or -1 with err filled. path_rank (KG_NONE: none)
+ * is the rank its path names, for incidents whose lines name none; in_dir:
+ * a file found in a directory, where what is not text is skipped with a
+ * note instead of failing the run. */
+static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, kg_error *err)
 {
 	const kg_options *opt = R->opt;
 	kg_report *rep = R->rep;
@@ -79,14 +130,8 @@ static int one_input(run *R, const char *path, kg_error *err)
 	int rc = 0;
 	switch (kind) {
 	case KG_KIND_LOG: {
-		R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
-		R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
-		kg_log_facts_init(&R->lfs[R->nlogs]);
-		R->logs_first[R->nlogs] = rep->nincidents;
-		rc = kg_scan_log(&src, rep, &R->lfs[R->nlogs], err);
-		R->nlogs++;
-		R->logs_first[R->nlogs] = rep->nincidents;
-		add_input(rep, &src, kind);
+		kg_source *one = &src;
+		rc = scan_logs(R, &one, 1, path_rank, err);
 		break;
 	}
 	case KG_KIND_YAML:
@@ -95,30 +140,32 @@ static int one_input(run *R, const char *path, kg_error *err)
 		kg_source_close(&src);
 		return add_config(R, path, err);
 	case KG_KIND_EMPTY:
-		rc = kg_fail(err, "empty input: no log text to read");
+		/* nothing to diagnose is not an error (issue 13) */
+		add_input(rep, &src, kind);
+		kg_report_note(rep, "%s: no log text (the input is empty)", src.name);
 		break;
 	case KG_KIND_BINARY:
-		rc = kg_fail_at(err, 0, "binary data: not a text log, allocator snapshot, JSON or YAML config");
-		break;
 	case KG_KIND_ZIP:
-		rc = kg_fail_at(err, 0, "a zip archive (torch.save output?); write the snapshot with "
-				"torch.cuda.memory._dump_snapshot() instead");
+		if (in_dir)
+			kg_report_note(rep, "%s: skipped: %s, not a log", src.name,
+				       kind == KG_KIND_ZIP ? "a zip archive" : "binary data");
+		else if (kind == KG_KIND_BINARY)
+			rc = kg_fail_at(err, 0, "binary data: not a text log, allocator snapshot, JSON or YAML config");
+		else
+			rc = kg_fail_at(err, 0, "a zip archive (torch.save output?); write the snapshot with "
+					"torch.cuda.memory._dump_snapshot() instead");
 		break;
 	case KG_KIND_PICKLE:
 	case KG_KIND_JSON:
 	case KG_KIND_SUMMARY: {
-		struct cJSON *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
+		kg_snapshot *snap = kg_snapshot_load_ex(&src, kind, opt->svg ? KG_SNAP_SERIES : 0, err);
 		if (!snap) {
 			rc = -1;
 			break;
 		}
 		kg_input *in = add_input(rep, &src, kind);
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-		if (cJSON_IsString(k))
-			in->kind = !strcmp(k->valuestring, "snapshot") ? "snapshot"
-				 : !strcmp(k->valuestring, "memory_stats") ? "memory_stats"
-				 : "memory_summary";
-		cJSON_AddItemToArray(rep->snapshots, snap);
+		in->kind = kg_snapshot_kind_name(snap->kind);
+		kg_report_add_snapshot(rep, snap);
 		break;
 	}
 	}
@@ -126,84 +173,122 @@ static int one_input(run *R, const char *path, kg_error *err)
 	return rc;
 }
 
-static void first_failed_rank(kg_report *rep)
+/* The rank that failed first: by the incidents' time stamps where those
+ * with a rank have them; else, for logs in several files (whose reading
+ * order says nothing of time), torchelastic's root-cause rank; else the
+ * first in reading order. With logs in several files and more than one
+ * rank, a note names the order. */
+typedef struct timed_inc {
+	int64_t t;   /* ns since the epoch (kg_time_ns), or KG_NONE */
+	size_t i;    /* index in rep->incidents */
+} timed_inc;
+
+static int timed_cmp(const void *pa, const void *pb)
 {
-	for (size_t i = 0; i < rep->nincidents; i++) {
-		if (rep->incidents[i].rank != KG_NONE) {
-			rep->first_failed_rank = rep->incidents[i].rank;
-			return;
-		}
-	}
+	const timed_inc *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i; /* reading order breaks ties */
 }
 
-/* Calculators that run before the rules, only where their inputs are known
- * (DESIGN §2). Full ranking (formats.md §8.7): batch × entities × dim ×
- * components × dtype bytes, and the largest eval batch whose tensor fits in
- * one block the failed allocation could have had: a new segment (free on
- * the device) or a cached one (at most the reserved-but-unallocated bytes),
- * whichever is larger — their sum is not one block. The other temporaries
- * of the scoring step shrink with the batch too, so this bound is safe. */
-static void calculators(kg_facts *f)
+static void first_failed_rank(kg_report *rep, size_t nlogs)
 {
-	/* copy what is needed first: setting a fact may move the others */
-	const kg_fact *x;
-	if (!(x = kg_facts_get(f, "config.eval_batch_size")) || x->type == KG_FACT_STRING)
-		return;
-	int64_t bs = (int64_t)x->num;
-	if (!(x = kg_facts_get(f, "dataset.entities")))
-		return;
-	int64_t ent = (int64_t)x->num;
-	if (!(x = kg_facts_get(f, "config.embedding_dim")) || x->type == KG_FACT_STRING)
-		return;
-	int64_t dim = (int64_t)x->num;
-	x = kg_facts_get(f, "config.model");
-	if (!x || !x->str)
-		return;
-	char model[64];
-	snprintf(model, sizeof model, "%s", x->str);
-	int comp = kg_model_components(model);
-	if (comp <= 0)
-		return; /* an unknown model: no guess */
-	int width = 4;
-	char dtype[40] = "float32, assumed";
-	x = kg_facts_get(f, "config.precision");
-	if (x && x->str) {
-		const char *canon = NULL;
-		int w = kg_dtype_bytes(x->str, &canon);
-		if (w > 0) {
-			width = w;
-			snprintf(dtype, sizeof dtype, "%s", canon ? canon : x->str);
+	size_t n = rep->nincidents, k = 0;
+	timed_inc *ti = kg_malloc((n + 1) * sizeof *ti);
+	size_t *order = kg_malloc((n + 1) * sizeof *order);
+	bool timed = true;
+	for (size_t i = 0; i < n; i++) {
+		if (rep->incidents[i].rank == KG_NONE)
+			continue;
+		ti[k] = (timed_inc){kg_time_ns(rep->incidents[i].time), i};
+		timed &= ti[k].t != KG_NONE;
+		k++;
+	}
+	if (timed && k > 1)
+		qsort(ti, k, sizeof *ti, timed_cmp);
+	for (size_t j = 0; j < k; j++)
+		order[j] = ti[j].i;
+	free(ti);
+	if (k && (timed || nlogs < 2 || rep->root_cause_rank == KG_NONE)) {
+		rep->first_failed_rank = rep->incidents[order[0]].rank;
+	} else if (k) {
+		rep->first_failed_rank = rep->root_cause_rank;
+		/* the root cause's first incident leads the order */
+		for (size_t j = 0; j < k; j++) {
+			if (rep->incidents[order[j]].rank == rep->root_cause_rank) {
+				size_t x = order[j];
+				memmove(order + 1, order, j * sizeof *order);
+				order[0] = x;
+				break;
+			}
 		}
 	}
-	char bkey[128] = "eval batch", dkey[128] = "embedding dim", dname[64] = "dataset";
-	if ((x = kg_facts_get(f, "config.eval_batch_size.key")) && x->str)
-		snprintf(bkey, sizeof bkey, "%s", x->str);
-	if ((x = kg_facts_get(f, "config.embedding_dim.key")) && x->str)
-		snprintf(dkey, sizeof dkey, "%s", x->str);
-	if ((x = kg_facts_get(f, "dataset.name")) && x->str)
-		snprintf(dname, sizeof dname, "%s", x->str);
-	int64_t budget = -1;
-	if ((x = kg_facts_get(f, "oom.free"))) {
-		budget = (int64_t)x->lo;
-		const kg_fact *ru = kg_facts_get(f, "oom.reserved_unallocated");
-		if (ru && (int64_t)ru->lo > budget)
-			budget = (int64_t)ru->lo;
+	if (nlogs >= 2 && k) {
+		kg_buf b = {0};
+		int64_t seen[16];
+		size_t ns = 0;
+		for (size_t j = 0; j < k && ns < 16; j++) {
+			const kg_incident *inc = &rep->incidents[order[j]];
+			bool dup = false;
+			for (size_t q = 0; q < ns; q++)
+				dup |= seen[q] == inc->rank;
+			if (dup)
+				continue;
+			seen[ns++] = inc->rank;
+			kg_buf_printf(&b, "%s rank %lld (%s:%ld%s%s)", ns == 1 ? "" : ",", (long long)inc->rank,
+				      inc->path, inc->line, inc->time[0] ? ", " : "", inc->time);
+		}
+		if (ns >= 2)
+			kg_report_note(rep, "ranks failed in this order (%s):%s",
+				       timed ? "by time stamp" : rep->root_cause_rank != KG_NONE
+				       ? "the root cause first, then reading order" : "reading order; the lines have no time stamps",
+				       b.data);
+		kg_buf_free(&b);
 	}
+	free(order);
+}
 
-	int64_t bytes = kg_calc_full_ranking(bs, ent, dim, comp, width);
-	if (bytes <= 0)
-		return;
-	kg_facts_set_bytes(f, "calc.full_ranking.bytes", kg_size_exact(bytes), "calculated");
-	/* the arithmetic, with where each number came from */
-	char formula[640];
-	snprintf(formula, sizeof formula, "%d (%s components) × %lld (%s) × %lld (%s entities) × %lld (%s) × %d B (%s)",
-		 comp, model, (long long)bs, bkey, (long long)ent, dname, (long long)dim, dkey, width, dtype);
-	kg_facts_set_str(f, "calc.full_ranking.formula", formula, "calculated");
-	if (budget >= 0) {
-		int64_t mb = kg_solve_full_ranking_batch(budget, ent, dim, comp, width, 0);
-		if (mb > 0)
-			kg_facts_set_num(f, "calc.full_ranking.max_batch", KG_FACT_COUNT, (double)mb, "calculated");
+/* One path from the command line: a directory is every file under it
+ * (inputs.c: reading order, ranks from the paths). Returns 0, or -1 with
+ * err and the failing file's name in failed. */
+static int one_path(run *R, const char *path, size_t npaths, kg_error *err, char *failed, size_t fn)
+{
+	struct stat st;
+	snprintf(failed, fn, "%s", strcmp(path, "-") ? path : "<stdin>");
+	if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return one_input(R, path, npaths > 1 ? kg_path_rank(path) : KG_NONE, false, err);
+	kg_input_file *fs;
+	size_t nf;
+	if (kg_dir_files(path, &fs, &nf, err) < 0)
+		return -1;
+	if (!nf)
+		kg_report_note(R->rep, "%s: no files in the directory", path);
+	int rc = 0;
+	for (size_t k = 0; k < nf;) {
+		/* rotated copies of one log: one stream, so context carries */
+		size_t j = k + 1;
+		while (j < nf && kg_same_rotation(fs[k].path, fs[j].path))
+			j++;
+		kg_error e = {0};
+		int r = 0;
+		if (j - k > 1 && rotated_chain(R, fs + k, j - k, &r, &e)) {
+			if (r < 0 && rc == 0) {
+				*err = e;
+				snprintf(failed, fn, "%s", e.path[0] ? e.path : fs[k].path);
+				rc = -1;
+			}
+			k = j;
+			continue;
+		}
+		if (one_input(R, fs[k].path, fs[k].rank, true, &e) < 0 && rc == 0) {
+			*err = e;
+			snprintf(failed, fn, "%s", fs[k].path);
+			rc = -1;
+		}
+		k++;
 	}
+	kg_input_files_free(fs, nf);
+	return rc;
 }
 
 /* Applies every --set NAME=VALUE; -1 with err on the first bad one. */
@@ -247,6 +332,44 @@ static int check_sets(const kg_options *opt, kg_error *err)
 	return 0;
 }
 
+/* An OOM recorded in an allocator snapshot's trace (action "oom": the
+ * failed request's size and the device's free bytes) is an incident of
+ * its own when no log gave one (with a log it is the log's OOM again).
+ * Sizes from the snapshot's device state at the dump. */
+static void snapshot_incidents(run *R)
+{
+	kg_report *rep = R->rep;
+	if (rep->nincidents)
+		return;
+	for (size_t sn = 0; sn < rep->nsnapshots; sn++) {
+		const kg_snapshot *snap = rep->snapshots[sn];
+		for (size_t d = 0; d < snap->ndevices; d++) {
+			const kg_snapshot_device *dev = &snap->devices[d];
+			for (size_t k = 0; k < dev->trace.noom; k++) {
+				const kg_trace_oom *o = &dev->trace.oom[k];
+				kg_incident inc;
+				kg_incident_init(&inc);
+				inc.family = KG_FAMILY_WORD(SNAPSHOT_TRACE);
+				inc.framework = KG_FRAMEWORK_WORD(PYTORCH);
+				inc.device_type = KG_DEVICE_WORD(CUDA);
+				inc.path = kg_strdup(snap->path ? snap->path : "<snapshot>");
+				inc.device_index = dev->device;
+				if (o->size_bytes != KG_NONE)
+					inc.mem.requested = kg_size_exact(o->size_bytes);
+				if (o->device_free_bytes != KG_NONE)
+					inc.mem.free = kg_size_exact(o->device_free_bytes);
+				inc.mem.allocated = kg_size_exact(dev->allocated_bytes);
+				inc.mem.reserved = kg_size_exact(dev->reserved_bytes);
+				inc.message = kg_strdup("allocator snapshot trace: oom");
+				rep->incidents = kg_realloc(rep->incidents, (rep->nincidents + 1) * sizeof *rep->incidents);
+				inc.id = (int)rep->nincidents + 1;
+				rep->incidents[rep->nincidents++] = inc;
+			}
+		}
+	}
+	rep->incidents_cap = rep->nincidents;
+}
+
 static int apply_rules(run *R, kg_error *err, bool *usage)
 {
 	const kg_options *opt = R->opt;
@@ -260,30 +383,34 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 	if (!rs)
 		return -1;
 	int rc = 0;
-	for (size_t li = 0; li < R->nlogs && rc == 0; li++) {
-		for (size_t i = R->logs_first[li]; i < R->logs_first[li + 1] && rc == 0; i++) {
-			kg_incident *inc = &R->rep->incidents[i];
-			kg_facts f = {0};
-			kg_facts_from_incident(inc, inc->path, &f);
+	size_t li = 0;
+	for (size_t i = 0; i < R->rep->nincidents && rc == 0; i++) {
+		kg_incident *inc = &R->rep->incidents[i];
+		/* the log this incident came from, if any */
+		while (li < R->nlogs && i >= R->logs_first[li + 1])
+			li++;
+		bool from_log = li < R->nlogs && i >= R->logs_first[li] && i < R->logs_first[li + 1];
+		kg_facts f = {0};
+		kg_facts_from_incident(inc, inc->path, &f);
+		if (from_log)
 			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
-			for (size_t c = 0; c < R->nconfigs; c++)
-				kg_config_facts(R->configs[c], &f);
-			/* snapshots and memory_stats/summary tables of the same case */
-			const cJSON *snap;
-			cJSON_ArrayForEach(snap, R->rep->snapshots)
-				kg_snapshot_facts(snap, &f);
-			/* --set before the calculators (their inputs) and again
-			 * after them (it wins over calculated values too) */
-			if (set_args(opt, &f, err) < 0) {
-				*usage = true;
-				rc = -1;
-			} else {
-				calculators(&f);
-				set_args(opt, &f, err);
-				kg_rules_apply(rs, inc, &f);
-			}
-			kg_facts_free(&f);
+		for (size_t c = 0; c < R->nconfigs; c++)
+			kg_config_facts(R->configs[c], &f);
+		/* snapshots and memory_stats/summary tables of the same case */
+		for (size_t sn = 0; sn < R->rep->nsnapshots; sn++)
+			kg_snapshot_facts(R->rep->snapshots[sn], &f);
+		/* --set before the calculators (their inputs) and again after
+		 * them (it wins over calculated values too) */
+		if (set_args(opt, &f, err) < 0) {
+			*usage = true;
+			rc = -1;
+		} else {
+			kg_calc_facts(&f);
+			set_args(opt, &f, err);
+			kg_budget_from_facts(&inc->budget, &f);
+			kg_rules_apply(rs, inc, &f);
 		}
+		kg_facts_free(&f);
 	}
 	kg_rules_free(rs);
 	return rc;
@@ -369,11 +496,7 @@ static int plan_patches(run *R, kg_error *err)
 			} else {
 				char *diff = kg_patch_diff(p);
 				if (diff && *diff) {
-					cJSON *o = cJSON_CreateObject();
-					cJSON_AddStringToObject(o, "path", cfg->path);
-					cJSON_AddStringToObject(o, "diff", diff);
-					cJSON_AddBoolToObject(o, "applied", false);
-					cJSON_AddItemToArray(R->rep->patches, o);
+					kg_patch_result *pr = kg_report_add_patch(R->rep, cfg->path, diff);
 					bool named = false;
 					for (size_t k = 0; k < R->opt->nconfigs; k++)
 						named |= !strcmp(R->opt->configs[k], cfg->path);
@@ -402,7 +525,7 @@ static int plan_patches(run *R, kg_error *err)
 						if (kg_patch_apply(p, &backup, err) < 0) {
 							rc = -1;
 						} else {
-							cJSON_ReplaceItemInObject(o, "applied", cJSON_CreateTrue());
+							pr->applied = true;
 							kg_report_note(R->rep, "%s: written; the old text is in %s",
 								       cfg->path, backup);
 						}
@@ -451,10 +574,12 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 	bool config_failed = status != 0;
 	for (size_t i = 0; !config_failed && i < npaths; i++) {
 		kg_error e = {0};
-		if (one_input(&R, paths[i], &e) < 0)
-			FAIL(KG_STATUS_INPUT, strcmp(paths[i], "-") ? paths[i] : "<stdin>");
+		char failed[1024];
+		if (one_path(&R, paths[i], npaths, &e, failed, sizeof failed) < 0)
+			FAIL(KG_STATUS_INPUT, failed);
 	}
-	first_failed_rank(rep);
+	snapshot_incidents(&R);
+	first_failed_rank(rep, R.nlogs);
 	/* no --config: a config the log names, if it is there (DESIGN §2) */
 	if (R.nconfigs == 0 && rep->echoed_config && rep->nincidents) {
 		if (access(rep->echoed_config, R_OK) == 0) {
@@ -486,9 +611,8 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		kg_error e = {0};
 		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
 			FAIL(KG_STATUS_INPUT, opt->svg);
-		struct cJSON *snap;
-		cJSON_ArrayForEach(snap, rep->snapshots)
-			kg_snapshot_strip_detail(snap);
+		for (size_t s = 0; s < rep->nsnapshots; s++)
+			kg_snapshot_strip_detail(rep->snapshots[s]);
 	}
 #undef FAIL
 	for (size_t i = 0; i < R.nconfigs; i++)

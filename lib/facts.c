@@ -108,9 +108,9 @@ void kg_facts_free(kg_facts *f)
 #define T KG_FACT_BOOL
 static const kg_fact_info registry[] = {
 	{"kind", S, "incident kind: oom, or oom-warning (retried, non-fatal)"},
-	{"family", S, "message layout: pytorch1, pytorch2, pytorch_cpu, cuda_runtime, cublas, cudnn, nccl, tensorflow, jax, mps, ggml, other"},
-	{"framework", S, "pytorch, tensorflow, jax, ggml, … when known"},
-	{"device.type", S, "cuda, hip, xpu, npu, mps, cpu, tpu"},
+	{"family", S, "message layout"},
+	{"framework", S, "the framework that printed the message, when known"},
+	{"device.type", S, "the device's backend"},
 	{"device.index", C, "device ordinal stated by the message"},
 	{"status", S, "library status word (CUBLAS_STATUS_ALLOC_FAILED, …)"},
 	{"oom.message", S, "the OOM text as matched, noise-stripped"},
@@ -132,10 +132,18 @@ static const kg_fact_info registry[] = {
 	{"oom.process_share", R, "derived: process_in_use / total_capacity"},
 	{"oom.used_share", R, "derived: (total_capacity − free) / total_capacity"},
 	{"oom.headroom", B, "derived: free + reserved_unallocated (what could serve the request at best)"},
+	{"budget.other_processes", B, "derived: memory other processes hold (listed, or total − free − process_in_use); DIAGNOSIS §1"},
+	{"budget.non_pytorch", B, "derived: this process's non-PyTorch memory (CUDA context, workspaces): process_in_use − reserved"},
+	{"budget.unaccounted", B, "derived: total − free − the parts stated; for 1.x messages the CUDA context and other processes together"},
+	{"budget.context_or_others", B, "derived: total − free − reserved when this process's in-use memory is not stated (1.x): context + others, split unknown"},
+	{"budget.process", B, "derived: what this process holds: process_in_use, else reserved"},
+	{"budget.deficit", B, "derived: requested − free (≤ 0: the device had room for the segment)"},
+	{"budget.short", T, "derived: the device lacked the segment: requested > free − max(64 MiB, 1 % of total) (the driver's free figure includes pages a new segment cannot use)"},
+	{"budget.consistent", T, "derived: the message's parts fit in the total capacity (false: e.g. allocated > total)"},
 	{"tensor.bytes", B, "bytes of the tensor whose shape the message gives"},
 	{"tensor.dtype", S, "its dtype in PyTorch's names"},
 	{"tensor.ndim", C, "its number of dimensions"},
-	{"phase", S, "forward, backward, optimizer, eval, checkpoint, data, model-load"},
+	{"phase", S, "phase of the step that failed"},
 	{"phase.source", S, "where the phase came from: frames or log"},
 	{"step", C, "training step at the OOM"},
 	{"epoch", C, "epoch at the OOM"},
@@ -150,6 +158,7 @@ static const kg_fact_info registry[] = {
 	{"alloc_conf.expandable_segments", T, "expandable_segments as set in alloc_conf"},
 	{"alloc_conf.max_split_size", B, "max_split_size_mb as set in alloc_conf"},
 	{"alloc_conf.garbage_collection_threshold", R, "garbage_collection_threshold as set in alloc_conf"},
+	{"alloc_conf.setting", S, "the PYTORCH_CUDA_ALLOC_CONF a snapshot records in allocator_settings"},
 	{"alloc_conf.unknown_keys", S, "alloc_conf keys the caching allocator does not know, joined by ' '"},
 	{"alloc_conf.unknown_count", C, "how many such keys"},
 	{"alloc_conf.set_after_init", T, "the variable was set after CUDA was initialised (log evidence)"},
@@ -172,8 +181,9 @@ static const kg_fact_info registry[] = {
 	{"log.allocated.monotonic", T, "readings never fall from one point to the next, and rise overall"},
 	{"log.parallel_jobs", C, "largest parallelism hint in the log (n_jobs, Parallel: N, nproc_per_node, pytest -n)"},
 	{"log.parallel_source", S, "kind of that hint"},
-	{"parallel.per_job", B, "derived: process_in_use + requested (what one job needed)"},
-	{"parallel.max_jobs", C, "derived: floor(total_capacity / per_job), at least 1"},
+	{"parallel.per_job", B, "derived: what one job needed: process_in_use + requested, divided by log.parallel_jobs when the jobs run inside this process"},
+	{"parallel.in_process", T, "derived: the log's parallel jobs run inside this process (no other process holds a job's worth)"},
+	{"parallel.max_jobs", C, "derived: floor(total_capacity / per_job), at least 1, and fewer than the jobs that failed when they run in this process"},
 	{"snapshot.reserved", B, "Σ segment total_size (DESIGN §5)"},
 	{"snapshot.allocated", B, "Σ active_allocated block sizes"},
 	{"snapshot.inactive", B, "Σ inactive block sizes (cached, free)"},
@@ -181,6 +191,16 @@ static const kg_fact_info registry[] = {
 	{"snapshot.fragmentation", R, "1 − largest_free_block / inactive"},
 	{"snapshot.segments", C, "number of segments"},
 	{"snapshot.expandable", T, "the snapshot has expandable segments"},
+	{"snapshot.active", B, "Σ active block sizes (allocated and pending free)"},
+	{"snapshot.requested", B, "Σ requested sizes of the allocated blocks (before rounding)"},
+	{"snapshot.peak_requested", B, "peak of requested bytes over the trace replay"},
+	{"snapshot.peak_reserved", B, "peak of reserved bytes over the trace replay"},
+	{"snapshot.peak_phase", S, "innermost annotation (record_function) at the requested peak"},
+	{"snapshot.oom_requested", B, "size of the last oom entry of the trace"},
+	{"snapshot.inactive_split", B, "memory_stats inactive_split_bytes.all.current"},
+	{"snapshot.peak_allocated", B, "memory_stats allocated_bytes.all.peak"},
+	{"snapshot.num_ooms", C, "memory_stats num_ooms: OOMs the allocator raised"},
+	{"snapshot.num_alloc_retries", C, "memory_stats num_alloc_retries: cudaMalloc retries after freeing the cache"},
 	{"config.*", C, "a training-config value by role (config.eval_batch_size, config.train_batch_size, config.grad_accum_steps, config.embedding_dim, …)"},
 	{"dataset.*", C, "dataset sizes (dataset.entities, dataset.relations)"},
 	{"calc.*", B, "calculator outputs (calc.full_ranking.bytes, calc.full_ranking.max_batch, …)"},
@@ -575,6 +595,17 @@ static num divide(num a, num b)
 	return (num){true, a.v / b.v, a.lo / b.hi, a.hi / b.lo, a.prov};
 }
 
+/* max(0, a): a part of the budget cannot be negative; a small negative
+ * remainder is the rounding of the printed sizes. */
+static num clamp0(num a)
+{
+	if (!a.ok) return a;
+	if (a.v < 0) a.v = 0;
+	if (a.lo < 0) a.lo = 0;
+	if (a.hi < 0) a.hi = 0;
+	return a;
+}
+
 /* Sets a derived fact, unless one was stated or --set (not derived);
  * removes a stale derived value when the inputs are gone. */
 static void put(kg_facts *f, const char *name, kg_fact_type type, num x)
@@ -612,12 +643,63 @@ void kg_facts_derive(kg_facts *f)
 	put(f, "oom.used_share", KG_FACT_RATIO, divide(used, total));
 	put(f, "oom.headroom", KG_FACT_BYTES, add(fr, get(f, "oom.reserved_unallocated")));
 
-	num per_job = add(get(f, "oom.process_in_use"), get(f, "oom.requested"));
+	/* the memory budget (DIAGNOSIS §1) */
+	num pin = get(f, "oom.process_in_use"), res = get(f, "oom.reserved");
+	num ocount = get(f, "oom.other_processes.count");
+	num listed = ocount.ok && ocount.v >= 1 ? get(f, "oom.other_processes.bytes") : (num){0};
+	num others = listed.ok ? listed : pin.ok ? clamp0(sub(used, pin)) : (num){0};
+	put(f, "budget.other_processes", KG_FACT_BYTES, others);
+	put(f, "budget.non_pytorch", KG_FACT_BYTES, clamp0(sub(pin, res)));
+	put(f, "budget.context_or_others", KG_FACT_BYTES, pin.ok ? (num){0} : clamp0(sub(used, res)));
+	put(f, "budget.unaccounted", KG_FACT_BYTES,
+	    pin.ok ? (listed.ok ? clamp0(sub(sub(used, pin), listed)) : (num){0})
+		   : clamp0(sub(used, res)));
+	put(f, "budget.process", KG_FACT_BYTES, pin.ok ? pin : res);
+	num rq = get(f, "oom.requested");
+	put(f, "budget.deficit", KG_FACT_BYTES, sub(rq, fr));
+	if (rq.ok && fr.ok) {
+		double slack = 64.0 * 1024 * 1024;
+		if (total.ok && 0.01 * total.v > slack)
+			slack = 0.01 * total.v;
+		bool sh = rq.v > fr.v - slack;
+		put(f, "budget.short", KG_FACT_BOOL, (num){true, sh, sh, sh, rq.prov});
+	} else {
+		put(f, "budget.short", KG_FACT_BOOL, (num){0});
+	}
+	if (total.ok) {
+		/* each part at its lower bound must fit in the upper bound of
+		 * the total (printed sizes are rounded) */
+		num al = get(f, "oom.allocated"), fp = fr;
+		bool ok = (!al.ok || al.lo <= total.hi) && (!res.ok || res.lo <= total.hi) &&
+			  (!pin.ok || pin.lo <= total.hi) && (!fp.ok || fp.lo <= total.hi);
+		put(f, "budget.consistent", KG_FACT_BOOL, (num){true, ok, ok, ok, total.prov});
+	} else {
+		put(f, "budget.consistent", KG_FACT_BOOL, (num){0});
+	}
+
+	/* Jobs per device. With N parallel jobs in the log and no other
+	 * process holding one job's worth, the jobs run inside this process
+	 * (Optuna n_jobs threads, "Parallel: N"): one job is (process_in_use +
+	 * requested) / N, and N did not fit, so at most N − 1 do. Otherwise
+	 * this process is one job. */
+	num per_job = add(pin, get(f, "oom.requested"));
+	num njobs = get(f, "log.parallel_jobs");
+	bool in_process = per_job.ok && njobs.ok && njobs.v >= 2 &&
+			  (!others.ok || others.v < per_job.v / njobs.v);
+	if (in_process) {
+		per_job.v /= njobs.v;
+		per_job.lo /= njobs.v;
+		per_job.hi /= njobs.v;
+	}
 	put(f, "parallel.per_job", KG_FACT_BYTES, per_job);
+	put(f, "parallel.in_process", KG_FACT_BOOL,
+	    njobs.ok && per_job.ok ? (num){true, in_process, in_process, in_process, njobs.prov} : (num){0});
 	num jobs = divide(total, per_job);
 	if (jobs.ok) {
 		/* the conservative end of the interval: jobs that surely fit */
 		double k = floor(jobs.lo);
+		if (in_process && k > njobs.v - 1)
+			k = njobs.v - 1;
 		jobs.v = jobs.lo = jobs.hi = k < 1 ? 1 : k;
 	}
 	put(f, "parallel.max_jobs", KG_FACT_COUNT, jobs);

@@ -22,6 +22,29 @@ void kg_incident_init(kg_incident *inc)
 	inc->kind = "oom";
 	inc->device_index = KG_NONE;
 	inc->rank = inc->step = inc->epoch = KG_NONE;
+	kg_budget *b = &inc->budget;
+	b->capacity = b->free = b->allocated = b->cached_unused = KG_NONE;
+	b->non_pytorch = b->other_processes = b->unaccounted = b->requested = KG_NONE;
+}
+
+void kg_differential_free(kg_incident *inc)
+{
+	for (size_t i = 0; i < inc->ndifferential; i++) {
+		kg_hypothesis *h = &inc->differential[i];
+		for (size_t k = 0; k < h->nevidence; k++) {
+			free(h->evidence[k].text);
+			free(h->evidence[k].source);
+		}
+		free(h->evidence);
+	}
+	free(inc->differential);
+	inc->differential = NULL;
+	inc->ndifferential = 0;
+}
+
+enum kg_severity kg_incident_severity(const kg_incident *inc)
+{
+	return inc->kind && !strcmp(inc->kind, "oom-warning") ? KG_SEV_WARNING : KG_SEV_ERROR;
 }
 
 void kg_memory_free(kg_memory *m)
@@ -87,6 +110,7 @@ void kg_incident_free(kg_incident *inc)
 	for (size_t i = 0; i < inc->nfindings; i++)
 		kg_finding_free(&inc->findings[i]);
 	free(inc->findings);
+	kg_differential_free(inc);
 	kg_memory_free(&inc->mem);
 	if (inc->tensor) {
 		free(inc->tensor->shape);

@@ -14,13 +14,13 @@
 #include "logscan.h"
 #include "atoms.h"
 #include "context.h"
+#include "envelope.h"
 #include "logfacts.h"
 #include "oom.h"
 #include "summary.h"
 #include "traceback.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,7 @@ struct reader;
 
 typedef struct scanner {
 	kg_report *rep;
+	kg_envelope *env;        /* the input's envelope decoder, or NULL */
 	kg_log_facts *lf;        /* readings and parallelism hints, or NULL */
 	struct reader *rd;       /* the buffer, for lazy context */
 	size_t cur_off;          /* offset in it of the line being processed */
@@ -203,7 +204,7 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 		size_t end = (size_t)(close - s);
 		const char *in = s + 1;
 		size_t inlen = end - 1;
-		bool strip = false;
+		bool strip = false, rankpfx = false;
 		size_t p = 0;
 		if ((inlen > 4 && strncasecmp(in, "rank", 4) == 0 && (p = 4)) ||
 		    (inlen > 7 && strncmp(in, "default", 7) == 0 && (p = 7))) {
@@ -216,7 +217,7 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 				for (size_t t = q; t < q + d && t - q < 9; t++)
 					v = v * 10 + (in[t] - '0');
 				*rank = v;
-				strip = true;
+				strip = rankpfx = true;
 			}
 		} else if (inlen && (isdig(in[0]) || level_word(in, inlen, 0) == inlen)) {
 			strip = true;
@@ -226,6 +227,11 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 		i = end + 1;
 		if (i < n && s[i] == ':')
 			i++;
+		/* `[rankN]: ` then the line as printed: one space is the
+		 * prefix's, more are the line's own indentation (a traceback's
+		 * code lines), kept */
+		if (rankpfx && i + 1 < n && s[i] == ' ' && s[i + 1] == ' ')
+			return i + 1;
 		return skip_sp(s, n, i);
 	}
 	/* rank N: */
@@ -296,7 +302,9 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 				const char *c = br - 1;
 				while (c > s && isdig(*c))
 					c--;
-				if (*c == ':')
+				/* XLA's own sources (jaxlib's external/xla/) stay: the
+				 * path tells its BFC allocator lines from TensorFlow's */
+				if (*c == ':' && !memmem(s, (size_t)(br - s), "external/xla/", 13))
 					return skip_sp(s, n, (size_t)(br - s) + 1);
 			}
 		}
@@ -333,16 +341,50 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 	return 0;
 }
 
+/* `[rankN]:` after a one-word prefix the loop does not know (`worker0: `,
+ * `node-3 `) or inside a list item (`* `, `  - `): within the first 48
+ * bytes. Returns the length up to the line after it (0 = none). */
+static size_t rank_after_prefix(const char *s, size_t n, int64_t *rank)
+{
+	size_t lim = n < 48 ? n : 48;
+	const char *p = memmem(s, lim, " [rank", 6);
+	if (!p)
+		return 0;
+	/* one word before it (and leading blanks): "step 5 [rank0]:" is not
+	 * a prefix */
+	size_t w = 0;
+	while (s + w < p && s[w] == ' ')
+		w++;
+	if (memchr(s + w, ' ', (size_t)(p - s) - w))
+		return 0;
+	size_t i = (size_t)(p - s) + 6;
+	size_t d = digits(s, n, i, 0);
+	if (!d || d > 7 || i + d + 1 >= n || s[i + d] != ']' || s[i + d + 1] != ':')
+		return 0;
+	int64_t v = 0;
+	for (size_t t = i; t < i + d; t++)
+		v = v * 10 + (s[t] - '0');
+	*rank = v;
+	i += d + 2;
+	return i < n && s[i] == ' ' ? i + 1 : i;
+}
+
 size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
 {
 	n = strip_ansi(line, n);
 	size_t off = 0;
+	/* a crash or copytruncate hole: the text after a run of NULs is the
+	 * line the writer went on with */
+	while (off < n && line[off] == '\0')
+		off++;
 	for (int iter = 0; iter < 8 && off < n; iter++) {
 		size_t k = one_prefix(line + off, n - off, rank);
 		if (k == 0)
 			break;
 		off += k;
 	}
+	if (*rank == KG_NONE && n - off > 8)
+		off += rank_after_prefix(line + off, n - off, rank);
 	if (off) {
 		memmove(line, line + off, n - off);
 		n -= off;
@@ -730,6 +772,35 @@ static void add_followup(kg_incident *inc, const char *kind, long line, const ch
 }
 
 static void resolve_context(scanner *sc, bool phase);
+static const char *raw_line(const scanner *sc);
+
+/* The time stamp of the line being processed: its envelope's, or an ISO
+ * time at the start of the raw line (alone or in "[…]"), into t[40]. */
+static void line_time(scanner *sc, long lineno, char *t)
+{
+	const char *et = sc->env ? kg_envelope_time(sc->env, lineno) : NULL;
+	if (et) {
+		snprintf(t, 40, "%s", et);
+		return;
+	}
+	const char *s = raw_line(sc);
+	size_t n = sc->cur_end > sc->cur_off ? sc->cur_end - sc->cur_off : 0;
+	if (!s)
+		return;
+	size_t i = 0;
+	if (n > 8 && !memcmp(s, "[rank", 5)) {
+		/* after a rank label (srun --label, decoded by envelope.c) */
+		const char *e = memchr(s, ']', n < 16 ? n : 16);
+		i = e && (size_t)(e - s) + 2 < n && e[1] == ':' ? (size_t)(e - s) + 2 + (e[2] == ' ') : 0;
+	}
+	if (i < n && s[i] == '[')
+		i++;
+	size_t k = iso_timestamp(s + i, n - i);
+	if (k >= 19 && k < 40) {
+		memcpy(t, s + i, k);
+		t[k] = '\0';
+	}
+}
 
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
@@ -750,6 +821,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	o->status = NULL;
 	inc.path = kg_strdup(sc->name);
 	inc.line = L->lineno;
+	line_time(sc, L->lineno, inc.time);
 	inc.rank = L->rank;
 	inc.step = sc->step;
 	inc.epoch = sc->epoch;
@@ -845,9 +917,9 @@ static void summary_finish(scanner *sc)
 	kg_error e = {0};
 	char name[600];
 	snprintf(name, sizeof name, "%s:%ld", sc->name, sc->summary_line);
-	cJSON *o = kg_summary_parse(sc->summary.data, sc->summary.len, name, &e);
+	kg_snapshot *o = kg_summary_parse(sc->summary.data, sc->summary.len, name, &e);
 	if (o)
-		cJSON_AddItemToArray(sc->rep->snapshots, o);
+		kg_report_add_snapshot(sc->rep, o);
 	else
 		kg_report_note(sc->rep, "%s:%ld: memory_summary table not read: %s", sc->name,
 			       sc->summary_line + (e.line > 0 ? e.line - 1 : 0), e.msg);
@@ -878,13 +950,20 @@ static void summary_start(scanner *sc, const char *s, size_t n, long line)
 			memcpy(tmp, p, m);
 			int64_t r = KG_NONE;
 			m = kg_strip_noise(tmp, m, &r);
-			if (m > 4 && !memcmp(tmp, "|===", 4)) {
-				kg_buf_append(&sc->summary, tmp, m);
+			size_t ind = 0;
+			while (ind < m && (tmp[ind] == ' ' || tmp[ind] == '\t'))
+				ind++;
+			if (m - ind > 4 && !memcmp(tmp + ind, "|===", 4)) {
+				kg_buf_append(&sc->summary, tmp + ind, m - ind);
 				kg_buf_putc(&sc->summary, '\n');
 				sc->summary_line = line - 1;
 				sc->summary_rules = 1;
 			}
 		}
+	}
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
 	}
 	kg_buf_append(&sc->summary, s, n);
 	kg_buf_putc(&sc->summary, '\n');
@@ -961,10 +1040,15 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 	size_t n = L->text.len;
 
 	if (sc->summary_active) {
-		if (n && s[0] == '|') {
-			kg_buf_append(&sc->summary, s, n);
+		/* a table may be indented (printed inside a block): the rows
+		 * are read without their indentation */
+		size_t ind = 0;
+		while (ind < n && (s[ind] == ' ' || s[ind] == '\t'))
+			ind++;
+		if (ind < n && s[ind] == '|') {
+			kg_buf_append(&sc->summary, s + ind, n - ind);
 			kg_buf_putc(&sc->summary, '\n');
-			if (n > 4 && !memcmp(s, "|===", 4) && ++sc->summary_rules >= 3)
+			if (n - ind > 4 && !memcmp(s + ind, "|===", 4) && ++sc->summary_rules >= 3)
 				summary_finish(sc);
 			return;
 		}
@@ -1291,6 +1375,12 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 	process(sc, sc->tb_active ? A_ALL : cls, win);
 }
 
+/* The raw bytes of the line being processed (in the reader's buffer). */
+static const char *raw_line(const scanner *sc)
+{
+	return sc->rd ? sc->rd->buf + sc->cur_off : NULL;
+}
+
 static void resolve_context(scanner *sc, bool phase)
 {
 	resolve_counters(sc, sc->rd);
@@ -1413,8 +1503,103 @@ static void scanner_free(scanner *sc)
 		free(sc->pending[i].text);
 }
 
+#define NUL_RUN_MAX (256u << 20) /* NUL bytes in a row that end the read */
+
+/* How the input is read: through the envelope decoder when it has one
+ * (plain text never goes through it), and with a watch on runs of NUL
+ * bytes when its head holds any (a crash or copytruncate hole is text;
+ * /dev/zero or a gzip bomb of zeros is not, and must not run forever). */
+typedef struct scan_input {
+	kg_source **srcs;    /* the files of one log, read one after another */
+	size_t nsrc, cur;
+	long *first_line;    /* line number at which each file starts */
+	long lines;          /* newlines handed out (counted for nsrc > 1) */
+	char last;           /* the last byte handed out */
+	kg_envelope *env;
+	bool nul_watch;
+	bool saw_text;       /* a byte other than NUL was read */
+	uint64_t nul_run;    /* NUL bytes in a row at the end of what was read */
+	uint64_t offset;     /* text bytes read */
+} scan_input;
+
+static ssize_t scan_read(scan_input *in, void *buf, size_t n, kg_error *err)
+{
+	ssize_t r;
+	for (;;) {
+		kg_source *src = in->srcs[in->cur];
+		r = in->env ? kg_envelope_read(in->env, src, buf, n, err) : kg_source_read(src, buf, n, err);
+		if (r != 0 || in->cur + 1 >= in->nsrc)
+			break;
+		/* the next file of the log: its first line starts a line */
+		if (in->offset && in->last != '\n') {
+			*(char *)buf = '\n';
+			r = 1;
+			break;
+		}
+		in->cur++;
+		in->first_line[in->cur] = in->lines + 1;
+		if (in->env)
+			kg_envelope_next_input(in->env);
+	}
+	if (r <= 0)
+		return r;
+	const unsigned char *p = buf;
+	in->last = (char)p[r - 1];
+	if (in->nsrc > 1) {
+		for (const unsigned char *q = p; (q = memchr(q, '\n', (size_t)(p + r - q))) != NULL; q++)
+			in->lines++;
+	}
+	in->offset += (uint64_t)r;
+	if (!in->nul_watch)
+		return r;
+	size_t k = (size_t)r;
+	while (k && p[k - 1] == 0)
+		k--;
+	if (k) {
+		in->saw_text = true;
+		in->nul_run = (uint64_t)r - k;
+	} else {
+		in->nul_run += (uint64_t)r;
+	}
+	if (in->nul_run > NUL_RUN_MAX)
+		return kg_fail_at(err, (int64_t)(in->offset - in->nul_run),
+				  "more than %u MiB of NUL bytes in a row: not a log", NUL_RUN_MAX >> 20);
+	return r;
+}
+
+/* A line number of the chained stream as (file index, line in that file). */
+static size_t chain_line(const scan_input *in, long *line)
+{
+	size_t k = 0;
+	while (k + 1 < in->nsrc && in->first_line[k + 1] && *line >= in->first_line[k + 1])
+		k++;
+	*line -= in->first_line[k] - 1;
+	return k;
+}
+
+/* Gives the incidents of a log in several files their file and line. */
+static void chain_fixup(const scan_input *in, kg_report *rep, size_t first)
+{
+	for (size_t i = first; i < rep->nincidents; i++) {
+		kg_incident *inc = &rep->incidents[i];
+		size_t k = chain_line(in, &inc->line);
+		free(inc->path);
+		inc->path = kg_strdup(in->srcs[k]->name);
+		for (size_t f = 0; f < inc->nfollowups; f++)
+			chain_line(in, &inc->followups[f].line);
+		if (inc->alloc_conf_line > 0)
+			chain_line(in, &inc->alloc_conf_line);
+	}
+}
+
 int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 {
+	return kg_scan_logs(&src, 1, rep, lf, err);
+}
+
+int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf, kg_error *err)
+{
+	kg_source *src = srcs[0];
 	kg_error e = {0};
 	if (kg_oom_init(&e) < 0 || kg_context_init(&e) < 0)
 		return kg_fail(err, "internal error compiling patterns: %s", e.msg);
@@ -1426,6 +1611,17 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 	sc.name = src->name;
 	sc.first_incident = rep->nincidents;
 	sc.step = sc.epoch = KG_NONE;
+	/* envelopes (container, shipper, scheduler) are decided once per input
+	 * from its head, so the loop below is the same for plain text */
+	unsigned env_mask = kg_envelope_sniff(src);
+	kg_envelope *env = env_mask ? kg_envelope_new(env_mask) : NULL;
+	sc.env = env;
+	scan_input in = {.srcs = srcs, .nsrc = nsrc, .env = env,
+			 .nul_watch = memchr(src->head, 0, src->headlen) != NULL};
+	in.first_line = kg_calloc(nsrc, sizeof *in.first_line);
+	in.first_line[0] = 1;
+	for (size_t k = 1; k < nsrc; k++)
+		in.nul_watch |= memchr(srcs[k]->head, 0, srcs[k]->headlen) != NULL;
 
 	reader rd;
 	memset(&rd, 0, sizeof rd);
@@ -1443,7 +1639,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 			want = BUF_CHUNK;
 		size_t got = 0;
 		while (got < want) {
-			ssize_t r = kg_source_read(src, rd.buf + rd.len + got, want - got, err);
+			ssize_t r = scan_read(&in, rd.buf + rd.len + got, want - got, err);
 			if (r < 0) {
 				rc = -1;
 				rd.eof = true;
@@ -1474,7 +1670,7 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 				rd.len = rd.pos + KG_MAX_LINE + 1;
 				char tmp[65536];
 				for (;;) {
-					ssize_t r = kg_source_read(src, tmp, sizeof tmp, err);
+					ssize_t r = scan_read(&in, tmp, sizeof tmp, err);
 					if (r <= 0) {
 						if (r < 0)
 							rc = -1;
@@ -1506,6 +1702,27 @@ int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,
 			       sc.truncated_lines == 1 ? "" : "s", KG_MAX_LINE, KG_MAX_LINE);
+	if (env)
+		kg_report_note(rep, "%s: read as %s", sc.name, kg_envelope_name(env_mask));
+	if (in.nul_watch && !in.saw_text && rc == 0)
+		kg_report_note(rep, "%s: only NUL bytes (a crash or copytruncate hole): no log text", sc.name);
+	for (size_t k = 0; k < nsrc; k++) {
+		const kg_source *s = srcs[k];
+		if (s->trailing_at >= 0)
+			kg_report_note(rep, "%s: byte %lld: plain text after the gzip data; read as text too",
+				       s->name, (long long)s->trailing_at);
+		if (s->shrunk_to >= 0)
+			kg_report_note(rep, "%s: the file shrank while it was read (%lld bytes when opened, %lld at the end); "
+				       "read to its end (%lld bytes)", s->name, (long long)s->file_size,
+				       (long long)s->shrunk_to, (long long)s->bytes_read);
+	}
+	if (nsrc > 1) {
+		chain_fixup(&in, rep, sc.first_incident);
+		if (rc < 0)
+			snprintf(err->path, sizeof err->path, "%s", srcs[in.cur]->name);
+	}
+	free(in.first_line);
+	kg_envelope_free(env);
 	free(rd.buf);
 	kg_buf_free(&win);
 	scanner_free(&sc);

@@ -24,6 +24,10 @@
  *                       cuda_driver.cc, TPU runtime (§7.2)
  *   mps                 aten/src/ATen/mps/MPSAllocator.mm (§7.3)
  *   ggml                ggml-cuda.cu, ggml-alloc.c (llama.cpp)
+ *   issue 13            THC cublas runtime error, onnxruntime CUBLAS failure 3,
+ *                       cuDNN ALLOC_FAILED text, "Unable to find a valid cuDNN
+ *                       algorithm" (oom-suspected), XLA:TPU memory spaces,
+ *                       accelerate find_executable_batch_size
  */
 #include "oom.h"
 #include "units.h"
@@ -49,7 +53,9 @@ enum rx_id {
 	RX_STATUS_CHECK, RX_STATUS, RX_CUBLAS_SE, RX_NCCL,
 	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
-	RX_GGML, RX_GGML_BUF,
+	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_TF_CUDNN_INIT,
+	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE,
+	RX_ACCEL_BATCH,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
 	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
@@ -81,11 +87,11 @@ static const char *const rx_src[NRX] = {
 	[RX_CUDART] =
 		"(?:(THCudaCheck\\s+FAIL\\s+file=\\S+\\s+line=\\d+\\s+error=2\\s+:\\s+out\\s+of\\s+memory)"
 		"|(cuda\\s+runtime\\s+error\\s+\\(2\\)\\s+:\\s+out\\s+of\\s+memory)"
-		"|\\b(CUDA|HIP)\\s+error:\\s+out\\s+of\\s+memory"
+		"|\\b(CUDA|HIP|cuda)\\s+error:\\s+out\\s+of\\s+memory"
 		"|(Check\\s+failed:\\s+error\\s+==\\s+cudaSuccess\\s+\\(2\\s+vs\\.\\s+0\\)\\s+out\\s+of\\s+memory)"
 		"|(error=2\\s+:\\s+out\\s+of\\s+memory)"
-		"|(cuda\\s+failed\\s+with\\s+error\\s+2\\s+out\\s+of\\s+memory)"
-		"|(CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?))"
+		"|((?i:cuda)\\s+failed\\s+with\\s+error\\s+(?:2\\s+)?out\\s+of\\s+memory)"
+		"|((?:failed\\s+call\\s+to\\s+cu\\w+:\\s+)?CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?))"
 		"(?:\\s+current\\s+device:\\s+(\\d+))?",
 	/* caffe CHECK_EQ(status, *_STATUS_SUCCESS) << *GetErrorString(status) */
 	[RX_STATUS_CHECK] =
@@ -132,6 +138,54 @@ static const char *const rx_src[NRX] = {
 		"allocating\\s+" SZ "\\s+on\\s+device\\s+(\\d+):\\s+cudaMalloc\\s+failed:\\s+out\\s+of\\s+memory",
 	[RX_GGML_BUF] =
 		"failed\\s+to\\s+allocate\\s+(\\w+?)(\\d*)\\s+buffer\\s+of\\s+size\\s+(\\d+)",
+	/* THC (PyTorch 0.4–1.0): THCublasCheck in aten/src/THC/THCGeneral.cpp */
+	[RX_CUBLAS_THC] =
+		"cublas\\s+runtime\\s+error\\s*:\\s+resource\\s+allocation\\s+failed"
+		"(?:\\s+at\\s+\\S+THCGeneral\\.cpp:\\d+)?",
+	/* onnxruntime CUBLAS_CALL_THROW (core/providers/cuda/cuda_call.cc):
+	 * "CUBLAS failure 3: the resource allocation failed ; GPU=0 ; …" */
+	[RX_CUBLAS_FAIL] =
+		"CUBLAS\\s+failure\\s+3\\s*:\\s+the\\s+resource\\s+allocation\\s+failed"
+		"(?:\\s*;\\s*GPU=(\\d+))?",
+	/* cudnnGetErrorString(CUDNN_STATUS_ALLOC_FAILED), cuDNN 8/9 wording */
+	[RX_CUDNN_ALLOC] =
+		"Resource\\s+allocation\\s+failed\\s+inside\\s+the\\s+cuDNN\\s+library\\.?",
+	/* aten/src/ATen/native/cudnn/Conv_v7.cpp: every algorithm's workspace
+	 * failed to allocate (or none is supported): an OOM in disguise */
+	[RX_CUDNN_ALGO] =
+		"Unable\\s+to\\s+find\\s+a\\s+valid\\s+cuDNN\\s+algorithm\\s+to\\s+run\\s+convolution",
+	/* XLA:TPU compiler (jax, torch_xla, TF on TPU): a memory space (hbm,
+	 * vmem, smem, …) over its capacity */
+	[RX_XLA_SPACE] =
+		"(?:RESOURCE_EXHAUSTED:\\s+)?(?:XLA:TPU\\s+compile\\s+permanent\\s+error\\.\\s+)?"
+		"Ran\\s+out\\s+of\\s+memory\\s+in\\s+memory\\s+space\\s+(\\w+)"
+		"(?:\\.\\s+Used\\s+" SZ "\\s+of\\s+" SZ "\\s+\\w+\\.?"
+		"(?:\\s+Exceeded\\s+\\w+\\s+capacity\\s+by\\s+" SZ "\\.?)?)?",
+	/* accelerate.utils.memory.find_executable_batch_size: halved the batch
+	 * on every OOM down to zero */
+	[RX_ACCEL_BATCH] =
+		"No\\s+executable\\s+batch\\s+size\\s+found,?\\s+reached\\s+zero\\.?",
+
+	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
+	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
+	[RX_TH_RAM] =
+		"(?:Torch:\\s+)?not\\s+enough\\s+memory:\\s+you\\s+tried\\s+to\\s+allocate\\s+(\\d+)"
+		"\\s*(bytes|GB)\\.?\\s+Buy\\s+new\\s+RAM!",
+	/* SIGKILL, almost always the kernel's OOM killer on a training node:
+	 * torch.utils.data's worker message, the kernel's own line (dmesg),
+	 * bash's "Killed" for a killed child (alone on its line, after a
+	 * progress bar, or after the job's pid), multiprocessing/torchelastic
+	 * signal texts. */
+	[RX_KILLED] =
+		"(DataLoader\\s+worker\\s+\\(pid\\s*[^)\\n]*\\)\\s+is\\s+killed\\s+by\\s+signal:\\s+Killed\\.?)"
+		"|(Out\\s+of\\s+memory:\\s+Killed\\s+process\\s+\\d+[^\\n]*)"
+		"|(?m:(?:(?<=\\])|(?<=\\r)|(?<=\\d\\s)|^)[ \\t]*(Killed)(?:[ \\t]+\\S[^\\n]*)?$)"
+		"|(died\\s+with\\s+<Signals\\.SIGKILL:\\s+9>\\.?|Signal\\s+9\\s+\\(SIGKILL\\)\\s+received\\s+by\\s+PID\\s+\\d+)",
+	/* TensorFlow: cuDNN could not create its handle (TF's BFC pool took the
+	 * device first, or another process did) */
+	[RX_TF_CUDNN_INIT] =
+		"Failed\\s+to\\s+get\\s+convolution\\s+algorithm\\.\\s+This\\s+is\\s+probably\\s+because"
+		"\\s+cuDNN\\s+failed\\s+to\\s+initialize",
 
 	[RX_PT1_GPU] = "\\s*\\(\\s*(?:GPU|NPU|MLU|MUSA|XPU)\\s+(\\d+)",
 	[RX_PT1_CLAUSE] =
@@ -224,6 +278,9 @@ static const char *const triggers[] = {
 	"failed to allocate", "Failed to allocate", "cudaMalloc failed",
 	"Allocation on device", "exceeds the memory limit", "Attempting to allocate",
 	"ncclUnhandledCudaError", "failed to create cublas handle",
+	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
+	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
+	"No executable batch size",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
@@ -258,7 +315,8 @@ bool kg_oom_candidate(const char *line, size_t n)
 	if (!trig_len[0])
 		build_first_byte();
 	const unsigned char *s = (const unsigned char *)line;
-	for (size_t i = 0; i + 8 <= n; i++) {
+	/* every trigger is at least 6 bytes long ("Killed") */
+	for (size_t i = 0; i + 6 <= n; i++) {
 		uint32_t m = first_byte[s[i]];
 		while (m) {
 			int t = __builtin_ctz(m);
@@ -518,13 +576,17 @@ static void add_proc(kg_memory *m, int64_t pid, kg_size in_use)
 
 static const char *device_type_of(const ctx *c, const match *m, int g)
 {
-	static const char *const names[][2] = {
-		{"CUDA", "cuda"}, {"HIP", "hip"}, {"XPU", "xpu"}, {"NPU", "npu"},
-		{"MLU", "mlu"}, {"MUSA", "musa"}, {"DPCPP", "xpu"},
+	static const struct {
+		const char *text;
+		enum kg_device_type type;
+	} names[] = {
+		{"CUDA", KG_DEVICE_CUDA}, {"HIP", KG_DEVICE_HIP}, {"XPU", KG_DEVICE_XPU},
+		{"NPU", KG_DEVICE_NPU}, {"MLU", KG_DEVICE_MLU}, {"MUSA", KG_DEVICE_MUSA},
+		{"DPCPP", KG_DEVICE_XPU},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (cap_is(c, m, g, names[i][0]))
-			return names[i][1];
+		if (cap_is(c, m, g, names[i].text))
+			return kg_device_types.words[names[i].type];
 	return NULL;
 }
 
@@ -533,11 +595,11 @@ static const char *device_type_of(const ctx *c, const match *m, int g)
 static const char *framework_cue(const ctx *c, const char *fallback)
 {
 	if (window_has(c, "ggml"))
-		return "ggml";
+		return KG_FRAMEWORK_WORD(GGML);
 	if (window_has(c, ".lua:") || window_has(c, "luajit"))
-		return "torch7";
+		return KG_FRAMEWORK_WORD(TORCH7);
 	if (window_has(c, "jax") || window_has(c, "Jax"))
-		return "jax";
+		return KG_FRAMEWORK_WORD(JAX);
 	return fallback;
 }
 
@@ -596,22 +658,22 @@ static bool g_pytorch(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
 	bool headed = set(h, 1);
-	o->framework = "pytorch";
+	o->framework = KG_FRAMEWORK_WORD(PYTORCH);
 	o->device_type = device_type_of(c, h, 1);
 	size_t pos = mend(h);
 	match m;
 	if (set(h, 3)) {
 		/* "Tried to allocate more than 1EB memory." — a lower bound */
-		o->family = "other";
+		o->family = KG_FAMILY_WORD(OTHER);
 		o->mem.requested = (kg_size){INT64_C(1) << 60, INT64_C(1) << 60, INT64_MAX};
 	} else {
 		o->mem.requested = cap_size(c, h, 2);
 		if (at(c, RX_PT1_GPU, pos, &m)) {
-			o->family = "pytorch1";
+			o->family = KG_FAMILY_WORD(PYTORCH1);
 			o->device_index = cap_int(c, &m, 1);
 			pos = pt1_body(c, mend(&m));
 		} else if (at(c, RX_PT2_GPU, pos, &m)) {
-			o->family = "pytorch2";
+			o->family = KG_FAMILY_WORD(PYTORCH2);
 			o->device_index = cap_int(c, &m, 1);
 			o->mem.total_capacity = cap_size(c, &m, 2);
 			o->mem.free = cap_size(c, &m, 3);
@@ -619,10 +681,10 @@ static bool g_pytorch(ctx *c, const match *h)
 		} else if (!headed) {
 			return false; /* a bare "Tried to allocate X" is not enough */
 		} else if (pos < c->n && c->s[pos] == '.') {
-			o->family = "pytorch2"; /* cut after "Tried to allocate X." */
+			o->family = KG_FAMILY_WORD(PYTORCH2); /* cut after "Tried to allocate X." */
 			pos++;
 		} else {
-			o->family = "pytorch1"; /* cut before " (GPU N; …" */
+			o->family = KG_FAMILY_WORD(PYTORCH1); /* cut before " (GPU N; …" */
 		}
 	}
 	return done(o, h, match_hint(c->s, c->n, pos));
@@ -631,7 +693,7 @@ static bool g_pytorch(ctx *c, const match *h)
 static bool g_pytorch_bare(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "other", "pytorch", device_type_of(c, h, 1));
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), device_type_of(c, h, 1));
 	/* the locator allows leading blanks; the message starts at the device */
 	o->start = h->v[2];
 	o->end = mend(h);
@@ -643,7 +705,7 @@ static bool g_async(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
 	kg_memory *mem = &o->mem;
-	ident(o, "other", "pytorch", "cuda");
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
 	o->device_index = cap_int(c, h, 1);
 	size_t pos = mend(h);
 	match m;
@@ -667,8 +729,40 @@ static bool g_async(ctx *c, const match *h)
 static bool g_cpu(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "pytorch_cpu", "pytorch", "cpu");
+	ident(o, KG_FAMILY_WORD(PYTORCH_CPU), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CPU));
 	o->mem.requested = cap_bytes(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_th_ram(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(PYTORCH_CPU), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CPU));
+	int64_t n = cap_int(c, h, 1);
+	if (n != KG_NONE) {
+		if (cap_is(c, h, 2, "GB"))  /* TH prints integer GiB (n >> 30) */
+			n <<= 30;
+		o->mem.requested = kg_size_exact(n);
+	}
+	return done(o, h, mend(h));
+}
+
+static bool g_killed(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OOM_KILLER), NULL, NULL);
+	/* "Killed" alone: start the message at the word, not at a bar */
+	match m = *h;
+	if (set(h, 3))
+		m.v[0] = h->v[6];
+	return done(o, &m, mend(h));
+}
+
+static bool g_tf_cudnn_init(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN), KG_FRAMEWORK_WORD(TENSORFLOW), KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("cuDNN failed to initialize");
 	return done(o, h, mend(h));
 }
 
@@ -677,14 +771,14 @@ static bool g_cpu(ctx *c, const match *h)
 static bool g_cudart(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	o->family = "cuda_runtime";
-	o->device_type = cap_is(c, h, 3, "HIP") ? "hip" : "cuda";
+	o->family = KG_FAMILY_WORD(CUDA_RUNTIME);
+	o->device_type = cap_is(c, h, 3, "HIP") ? KG_DEVICE_WORD(HIP) : KG_DEVICE_WORD(CUDA);
 	if (set(h, 1) || set(h, 2) || set(h, 5))
-		o->framework = "pytorch"; /* THC: THCudaCheck / cuda runtime error (2) */
+		o->framework = KG_FRAMEWORK_WORD(PYTORCH); /* THC: THCudaCheck / cuda runtime error (2) */
 	else if (set(h, 3))
-		o->framework = framework_cue(c, "pytorch"); /* c10 C10_CUDA_CHECK */
+		o->framework = framework_cue(c, KG_FRAMEWORK_WORD(PYTORCH)); /* c10 C10_CUDA_CHECK */
 	else if (set(h, 4))
-		o->framework = "caffe";
+		o->framework = KG_FRAMEWORK_WORD(CAFFE);
 	else
 		o->framework = framework_cue(c, NULL);
 	o->device_index = cap_int(c, h, 8);
@@ -714,7 +808,7 @@ static bool g_status_check(ctx *c, const match *h)
 	};
 	kg_oom *o = c->o;
 	bool cudnn = cap_is(c, h, 1, "CUDNN");
-	ident(o, cudnn ? "cudnn" : "cublas", "caffe", "cuda");
+	ident(o, cudnn ? KG_FAMILY_WORD(CUDNN) : KG_FAMILY_WORD(CUBLAS), KG_FRAMEWORK_WORD(CAFFE), KG_DEVICE_WORD(CUDA));
 	if (set(h, 3)) {
 		set_status(o, c, h, 3);
 	} else {
@@ -734,24 +828,24 @@ static bool g_status_check(ctx *c, const match *h)
 static bool g_status(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	o->family = cap_is(c, h, 5, "CUDNN") ? "cudnn" : "cublas";
-	o->device_type = cap_is(c, h, 1, "HIP") ? "hip" : "cuda";
+	o->family = cap_is(c, h, 5, "CUDNN") ? KG_FAMILY_WORD(CUDNN) : KG_FAMILY_WORD(CUBLAS);
+	o->device_type = cap_is(c, h, 1, "HIP") ? KG_DEVICE_WORD(HIP) : KG_DEVICE_WORD(CUDA);
 	set_status(o, c, h, 4);
 	if (set(h, 2))
-		o->framework = "torch7";  /* cudnn.torch errcheck */
+		o->framework = KG_FRAMEWORK_WORD(TORCH7);  /* cudnn.torch errcheck */
 	else if (set(h, 3))
-		o->framework = "tensorflow"; /* stream_executor cuda_dnn.cc */
+		o->framework = KG_FRAMEWORK_WORD(TENSORFLOW); /* stream_executor cuda_dnn.cc */
 	else if (set(h, 1))
-		o->framework = "pytorch"; /* c10 "CUDA error: " / "cuDNN error: " */
+		o->framework = KG_FRAMEWORK_WORD(PYTORCH); /* c10 "CUDA error: " / "cuDNN error: " */
 	else
-		o->framework = framework_cue(c, window_has(c, "RuntimeError") ? "pytorch" : NULL);
+		o->framework = framework_cue(c, window_has(c, "RuntimeError") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL);
 	return done(o, h, mend(h));
 }
 
 static bool g_cublas_se(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "cublas", framework_cue(c, "tensorflow"), "cuda");
+	ident(o, KG_FAMILY_WORD(CUBLAS), framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)), KG_DEVICE_WORD(CUDA));
 	if (set(h, 1))
 		set_status(o, c, h, 1);
 	return done(o, h, mend(h));
@@ -772,7 +866,24 @@ static bool g_nccl(ctx *c, const match *h)
 			return false;
 		end = mend(&m);
 	}
-	ident(o, "nccl", window_has(c, "ProcessGroupNCCL") || window_has(c, "torch") ? "pytorch" : NULL, "cuda");
+	ident(o, KG_FAMILY_WORD(NCCL), window_has(c, "ProcessGroupNCCL") || window_has(c, "torch") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL, KG_DEVICE_WORD(CUDA));
+	/* NCCL's debug prefix "host:pid:tid [N] [file:line] NCCL WARN …": N is
+	 * the CUDA device (src/debug.cc ncclDebugLog) */
+	size_t ls = mstart(h);
+	while (ls > 0 && c->s[ls - 1] != '\n')
+		ls--;
+	const char *seg = c->s + ls;
+	size_t segn = mstart(h) - ls;
+	bool debug_line = (mend(h) - mstart(h) > 9 && !memcmp(c->s + mstart(h), "NCCL WARN", 9)) ||
+			  memmem(seg, segn, "NCCL WARN", 9);
+	const char *br = debug_line ? memchr(seg, '[', segn) : NULL;
+	if (br) {
+		size_t k = 1;
+		while (br + k < seg + segn && br[k] >= '0' && br[k] <= '9' && k < 5)
+			k++;
+		if (k > 1 && br + k < seg + segn && br[k] == ']')
+			o->device_index = strtol(br + 1, NULL, 10);
+	}
 	return done(o, h, end);
 }
 
@@ -785,13 +896,13 @@ static const char *tf_device_type(const ctx *c, const match *m, int g)
 	const char *p = c->s + m->v[2 * g];
 	size_t L = m->v[2 * g + 1] - m->v[2 * g];
 	if (memmem(p, L, "_host", 5)) /* cuda_host_bfc, gpu_host_bfc: pinned host */
-		return "cpu";
+		return KG_DEVICE_WORD(CPU);
 	if (memmem(p, L, "GPU", 3) || memmem(p, L, "gpu_", 4) == p)
-		return "cuda";
+		return KG_DEVICE_WORD(CUDA);
 	if (memmem(p, L, "TPU", 3))
-		return "tpu";
+		return KG_DEVICE_WORD(TPU);
 	if (memmem(p, L, "CPU", 3) || memmem(p, L, "cpu", 3))
-		return "cpu";
+		return KG_DEVICE_WORD(CPU);
 	return NULL;
 }
 
@@ -885,7 +996,7 @@ static bool g_tf_oom(ctx *c, const match *h)
 	match m;
 	if (!at(c, RX_TF_SHAPE, mend(h), &m))
 		return false;
-	ident(o, "tensorflow", "tensorflow", NULL);
+	ident(o, KG_FAMILY_WORD(TENSORFLOW), KG_FRAMEWORK_WORD(TENSORFLOW), NULL);
 	o->tensor = tf_tensor(c, &m);
 	o->device_type = tf_device_type(c, &m, 3);
 	if (!o->device_type)
@@ -903,7 +1014,12 @@ static bool g_tf_bfc(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
 	match m;
-	ident(o, "tensorflow", framework_cue(c, "tensorflow"), tf_device_type(c, h, 1));
+	/* XLA's own copy of the allocator (jaxlib: external/xla/xla/tsl/…;
+	 * TensorFlow's is tensorflow/ or external/local_tsl|local_xla/) */
+	bool xla = window_has(c, "external/xla/");
+	ident(o, xla ? KG_FAMILY_WORD(JAX) : KG_FAMILY_WORD(TENSORFLOW),
+	      xla ? KG_FRAMEWORK_WORD(JAX) : framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)),
+	      tf_device_type(c, h, 1));
 	o->device_index = tf_device_index(c, h, 1);
 	o->mem.requested = cap_size(c, h, 2);
 	size_t pos = mend(h);
@@ -920,7 +1036,7 @@ static bool g_tf_bfc(ctx *c, const match *h)
 static bool g_tf_eigen(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "tensorflow", "tensorflow", "cuda");
+	ident(o, KG_FAMILY_WORD(TENSORFLOW), KG_FRAMEWORK_WORD(TENSORFLOW), KG_DEVICE_WORD(CUDA));
 	o->mem.requested = cap_bytes(c, h, 1);
 	return done(o, h, mend(h));
 }
@@ -928,7 +1044,7 @@ static bool g_tf_eigen(ctx *c, const match *h)
 static bool g_tf_limit(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "tensorflow", framework_cue(c, "tensorflow"), NULL);
+	ident(o, KG_FAMILY_WORD(TENSORFLOW), framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)), NULL);
 	o->mem.requested = cap_bytes(c, h, 1);
 	o->mem.allowed = cap_bytes(c, h, 2);
 	return done(o, h, mend(h));
@@ -939,7 +1055,7 @@ static bool g_tf_limit(ctx *c, const match *h)
 static bool g_jax_oom(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "jax", window_has(c, "tensorflow") && !window_has(c, "jax") ? "tensorflow" : "jax", NULL);
+	ident(o, KG_FAMILY_WORD(JAX), window_has(c, "tensorflow") && !window_has(c, "jax") ? KG_FRAMEWORK_WORD(TENSORFLOW) : KG_FRAMEWORK_WORD(JAX), NULL);
 	o->mem.requested = cap_bytes(c, h, 1);
 	return done(o, h, mend(h));
 }
@@ -947,7 +1063,7 @@ static bool g_jax_oom(ctx *c, const match *h)
 static bool g_jax_pjrt(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "jax", "jax", NULL);
+	ident(o, KG_FAMILY_WORD(JAX), KG_FRAMEWORK_WORD(JAX), NULL);
 	o->mem.requested = set(h, 2) ? cap_bytes(c, h, 2) : cap_size(c, h, 1);
 	o->device_index = cap_int(c, h, 3);
 	return done(o, h, mend(h));
@@ -959,7 +1075,7 @@ static bool g_jax_se(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
 	bool tf = window_has(c, "tensorflow/") && !window_has(c, "org_tensorflow");
-	ident(o, tf ? "tensorflow" : "jax", tf ? "tensorflow" : "jax", "cuda");
+	ident(o, tf ? KG_FAMILY_WORD(TENSORFLOW) : KG_FAMILY_WORD(JAX), tf ? KG_FRAMEWORK_WORD(TENSORFLOW) : KG_FRAMEWORK_WORD(JAX), KG_DEVICE_WORD(CUDA));
 	o->mem.requested = cap_bytes(c, h, 2);
 	size_t end = mend(h);
 	/* XLA reports the same allocation again as "Failed to allocate request
@@ -978,7 +1094,7 @@ static bool g_jax_se(ctx *c, const match *h)
 static bool g_jax_tpu(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "jax", "jax", "tpu");
+	ident(o, KG_FAMILY_WORD(JAX), KG_FRAMEWORK_WORD(JAX), KG_DEVICE_WORD(TPU));
 	o->mem.requested = cap_size(c, h, 1);
 	o->mem.free = cap_size(c, h, 2);
 	return done(o, h, mend(h));
@@ -989,7 +1105,7 @@ static bool g_jax_tpu(ctx *c, const match *h)
 static bool g_mps(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "mps", "pytorch", "mps");
+	ident(o, KG_FAMILY_WORD(MPS), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(MPS));
 	o->mem.allocated = cap_size(c, h, 1);
 	o->mem.other_allocations = cap_size(c, h, 2);
 	o->mem.allowed = cap_size(c, h, 3);
@@ -1002,18 +1118,18 @@ static bool g_mps(ctx *c, const match *h)
 static const char *ggml_device_type(const ctx *c, const match *m, int g)
 {
 	if (cap_is(c, m, g, "CUDA"))
-		return "cuda";
+		return KG_DEVICE_WORD(CUDA);
 	if (cap_is(c, m, g, "ROCm"))
-		return "hip";
+		return KG_DEVICE_WORD(HIP);
 	if (cap_is(c, m, g, "CPU") || cap_is(c, m, g, "CUDA_Host"))
-		return "cpu";
+		return KG_DEVICE_WORD(CPU);
 	return NULL;
 }
 
 static bool g_ggml(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "ggml", "ggml", "cuda");
+	ident(o, KG_FAMILY_WORD(GGML), KG_FRAMEWORK_WORD(GGML), KG_DEVICE_WORD(CUDA));
 	o->mem.requested = cap_size(c, h, 1);
 	o->device_index = cap_int(c, h, 2);
 	size_t end = mend(h);
@@ -1033,9 +1149,66 @@ static bool g_ggml(ctx *c, const match *h)
 static bool g_ggml_buf(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, "ggml", "ggml", ggml_device_type(c, h, 1));
+	ident(o, KG_FAMILY_WORD(GGML), KG_FRAMEWORK_WORD(GGML), ggml_device_type(c, h, 1));
 	o->device_index = cap_int(c, h, 2);
 	o->mem.requested = cap_bytes(c, h, 3);
+	return done(o, h, mend(h));
+}
+
+/* ---- messages found missing on real logs (issue 13) ------------------ */
+
+static bool g_cublas_thc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUBLAS), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUBLAS_STATUS_ALLOC_FAILED");
+	return done(o, h, mend(h));
+}
+
+static bool g_cublas_fail(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUBLAS),
+	      window_has(c, "onnxruntime") ? KG_FRAMEWORK_WORD(ONNXRUNTIME) : framework_cue(c, NULL),
+	      KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUBLAS_STATUS_ALLOC_FAILED");
+	o->device_index = cap_int(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_cudnn_alloc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN),
+	      framework_cue(c, window_has(c, "RuntimeError") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL),
+	      KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUDNN_STATUS_ALLOC_FAILED");
+	return done(o, h, mend(h));
+}
+
+static bool g_cudnn_algo(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	o->kind = "oom-suspected"; /* no workspace fitted; not said outright */
+	return done(o, h, mend(h));
+}
+
+static bool g_xla_space(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	const char *fw = window_has(c, "torch_xla") ? KG_FRAMEWORK_WORD(TORCH_XLA)
+		       : window_has(c, "tensorflow") ? KG_FRAMEWORK_WORD(TENSORFLOW)
+		       : KG_FRAMEWORK_WORD(JAX);
+	ident(o, KG_FAMILY_WORD(JAX), fw, KG_DEVICE_WORD(TPU));
+	o->mem.total_capacity = cap_size(c, h, 3);
+	return done(o, h, mend(h));
+}
+
+static bool g_accel_batch(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), NULL);
 	return done(o, h, mend(h));
 }
 
@@ -1055,6 +1228,9 @@ static const grammar grammars[] = {
 	{RX_MPS, {"MPS backend out of memory"}, g_mps},
 	{RX_ASYNC_HEAD, {"Allocation on device"}, g_async},
 	{RX_CPU, {"DefaultCPUAllocator"}, g_cpu},
+	{RX_TH_RAM, {"Buy new RAM"}, g_th_ram},
+	{RX_TF_CUDNN_INIT, {"Failed to get convolution algorithm"}, g_tf_cudnn_init},
+	{RX_KILLED, {"Killed", "SIGKILL"}, g_killed},
 	{RX_TF_OOM, {"OOM when allocating"}, g_tf_oom},
 	{RX_TF_BFC, {"ran out of memory"}, g_tf_bfc},
 	{RX_TF_EIGEN, {"ran out of memory"}, g_tf_eigen},
@@ -1071,6 +1247,12 @@ static const grammar grammars[] = {
 	{RX_NCCL, {"ncclUnhandledCudaError", "out of memory"}, g_nccl},
 	{RX_CUDART, {"out of memory", "OUT_OF_MEMORY"}, g_cudart},
 	{RX_PT_BARE, {"out of memory"}, g_pytorch_bare},
+	{RX_CUBLAS_THC, {"esource allocation failed"}, g_cublas_thc},
+	{RX_CUBLAS_FAIL, {"esource allocation failed"}, g_cublas_fail},
+	{RX_CUDNN_ALLOC, {"esource allocation failed"}, g_cudnn_alloc},
+	{RX_CUDNN_ALGO, {"valid cuDNN algorithm"}, g_cudnn_algo},
+	{RX_XLA_SPACE, {"Ran out of memory in"}, g_xla_space},
+	{RX_ACCEL_BATCH, {"No executable batch size"}, g_accel_batch},
 };
 
 /* Locators are short heads: they run over the first line plus this much,

@@ -1,19 +1,20 @@
 /* report.c — the report container (see include/report.h). */
 #include "report.h"
+#include "runinfo.h"
+#include "snapshot.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void kg_report_init(kg_report *r)
 {
 	*r = (kg_report){0};
 	r->first_failed_rank = KG_NONE;
 	r->root_cause_rank = KG_NONE;
-	r->snapshots = cJSON_CreateArray();
-	r->patches = cJSON_CreateArray();
 }
 
 void kg_report_free(kg_report *r)
@@ -28,8 +29,15 @@ void kg_report_free(kg_report *r)
 	free(r->incidents);
 	free(r->echoed_config);
 	free(r->echoed_config_where);
-	cJSON_Delete(r->snapshots);
-	cJSON_Delete(r->patches);
+	for (size_t i = 0; i < r->nsnapshots; i++)
+		kg_snapshot_free(r->snapshots[i]);
+	free(r->snapshots);
+	for (size_t i = 0; i < r->npatches; i++) {
+		free(r->patches[i].path);
+		free(r->patches[i].diff);
+	}
+	free(r->patches);
+	kg_run_free(r->run);
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);
 	free(r->notes);
@@ -46,43 +54,123 @@ void kg_report_note(kg_report *r, const char *fmt, ...)
 	r->notes[r->nnotes++] = s;
 }
 
-const char *kg_severity_name(enum kg_severity s)
+void kg_report_add_snapshot(kg_report *r, kg_snapshot *s)
 {
-	switch (s) {
-	case KG_SEV_ERROR: return "error";
-	case KG_SEV_WARNING: return "warning";
-	case KG_SEV_INFO: return "info";
-	default: return "none";
-	}
+	r->snapshots = kg_realloc(r->snapshots, (r->nsnapshots + 1) * sizeof *r->snapshots);
+	r->snapshots[r->nsnapshots++] = s;
 }
 
-enum kg_severity kg_incident_severity(const kg_incident *inc)
+kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff)
 {
-	if (inc->nfindings) {
-		enum kg_severity s = KG_SEV_NONE;
-		for (size_t i = 0; i < inc->nfindings; i++)
-			if (inc->findings[i].severity > s)
-				s = inc->findings[i].severity;
-		return s;
-	}
-	return inc->kind && inc->kind[0] == 'o' && inc->kind[3] == '-' ? KG_SEV_WARNING : KG_SEV_ERROR;
+	r->patches = kg_realloc(r->patches, (r->npatches + 1) * sizeof *r->patches);
+	kg_patch_result *p = &r->patches[r->npatches++];
+	*p = (kg_patch_result){kg_strdup(path), kg_strdup(diff), false};
+	return p;
 }
 
 void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos)
 {
 	*errors = *warnings = *infos = 0;
 	for (size_t i = 0; i < r->nincidents; i++) {
-		const kg_incident *inc = &r->incidents[i];
-		if (inc->nfindings == 0) {
-			enum kg_severity s = kg_incident_severity(inc);
-			*errors += s == KG_SEV_ERROR;
-			*warnings += s == KG_SEV_WARNING;
-			continue;
-		}
-		for (size_t k = 0; k < inc->nfindings; k++) {
-			*errors += inc->findings[k].severity == KG_SEV_ERROR;
-			*warnings += inc->findings[k].severity == KG_SEV_WARNING;
-			*infos += inc->findings[k].severity == KG_SEV_INFO;
+		enum kg_severity s = kg_incident_severity(&r->incidents[i]);
+		*errors += s == KG_SEV_ERROR;
+		*warnings += s == KG_SEV_WARNING;
+		*infos += s == KG_SEV_INFO;
+	}
+}
+
+static void put_size(kg_buf *b, const char *before, kg_size s, const char *after)
+{
+	char tmp[64];
+	kg_buf_puts(b, before);
+	kg_buf_puts(b, kg_size_format(s.bytes, tmp, sizeof tmp));
+	kg_buf_puts(b, after);
+}
+
+/* "; F free of T; P in use by this process; A allocated, U reserved but
+ * unallocated; N processes listed", the first item after sep0. Returns
+ * whether it wrote anything. */
+static bool memory_items(kg_buf *b, const kg_memory *m, const char *sep0)
+{
+	size_t start = b->len;
+#define SEP (b->len == start ? sep0 : "; ")
+	if (kg_size_known(m->free) && kg_size_known(m->total_capacity)) {
+		put_size(b, SEP, m->free, " free of ");
+		put_size(b, "", m->total_capacity, "");
+	} else if (kg_size_known(m->total_capacity)) {
+		put_size(b, SEP, m->total_capacity, " total capacity");
+	}
+	if (kg_size_known(m->process_in_use))
+		put_size(b, SEP, m->process_in_use, " in use by this process");
+	bool alloc = kg_size_known(m->allocated), unal = kg_size_known(m->reserved_unallocated);
+	if (alloc || unal) {
+		kg_buf_puts(b, SEP);
+		if (alloc)
+			put_size(b, "", m->allocated, " allocated");
+		if (unal)
+			put_size(b, alloc ? ", " : "", m->reserved_unallocated, " reserved but unallocated");
+	} else if (kg_size_known(m->reserved)) {
+		put_size(b, SEP, m->reserved, " reserved");
+	}
+	if (m->nprocs)
+		kg_buf_printf(b, "%s%zu process%s listed", SEP, m->nprocs, m->nprocs == 1 ? "" : "es");
+#undef SEP
+	return b->len != start;
+}
+
+char *kg_incident_headline(const kg_incident *inc, bool memory)
+{
+	kg_buf b = {0};
+	const char *head = kg_family_headline(inc->family);
+	if (!head) {
+		char dev[16] = "";
+		size_t i = 0;
+		for (; inc->device_type && inc->device_type[i] && i + 1 < sizeof dev; i++)
+			dev[i] = (char)toupper((unsigned char)inc->device_type[i]);
+		dev[i] = '\0';
+		kg_buf_printf(&b, "%s out of memory", dev[0] ? dev : "CUDA");
+	} else if (kg_vocab_index(&kg_families, inc->family) == KG_FAMILY_TENSORFLOW && inc->kind &&
+		   strcmp(inc->kind, "oom-warning") == 0) {
+		kg_buf_puts(&b, "TensorFlow allocator ran out of memory (retried, not fatal)");
+	} else {
+		kg_buf_puts(&b, head);
+	}
+	if (inc->status)
+		kg_buf_printf(&b, " (%s)", inc->status);
+	bool said = kg_size_known(inc->mem.requested);
+	if (said)
+		put_size(&b, ": tried to allocate ", inc->mem.requested, "");
+	if (inc->device_index != KG_NONE)
+		kg_buf_printf(&b, " on %s:%lld", inc->device_type ? inc->device_type : "device",
+			      (long long)inc->device_index);
+	if (memory) {
+		said |= memory_items(&b, &inc->mem, said ? "; " : ": ");
+		if (!said && inc->message && *inc->message) {
+			size_t n = strlen(inc->message);
+			kg_buf_puts(&b, ": ");
+			kg_buf_append(&b, inc->message, n > 200 ? 200 : n);
+			if (n > 200)
+				kg_buf_puts(&b, "…");
 		}
 	}
+	const char *sep = " (";
+	if (inc->rank != KG_NONE) {
+		kg_buf_printf(&b, "%srank %lld", sep, (long long)inc->rank);
+		sep = ", ";
+	}
+	if (inc->phase) {
+		kg_buf_printf(&b, "%sduring %s", sep, inc->phase);
+		sep = ", ";
+	}
+	if (inc->epoch != KG_NONE) {
+		kg_buf_printf(&b, "%sepoch %lld", sep, (long long)inc->epoch);
+		sep = ", ";
+	}
+	if (inc->step != KG_NONE) {
+		kg_buf_printf(&b, "%sstep %lld", sep, (long long)inc->step);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		kg_buf_putc(&b, ')');
+	return kg_buf_steal(&b);
 }

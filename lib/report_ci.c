@@ -6,81 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_size(kg_buf *b, const char *before, kg_size s, const char *after)
-{
-	char tmp[64];
-	kg_buf_puts(b, before);
-	kg_buf_puts(b, kg_size_format(s.bytes, tmp, sizeof tmp));
-	kg_buf_puts(b, after);
-}
-
-char *kg_ci_incident_summary(const kg_incident *inc)
-{
-	const kg_memory *m = &inc->mem;
-	kg_buf b = {0};
-	bool warn = inc->kind && strcmp(inc->kind, "oom-warning") == 0;
-	kg_buf_puts(&b, warn ? "Allocation failure (retried)" : "Out of memory");
-	if (inc->device_type) {
-		kg_buf_printf(&b, " on %s", inc->device_type);
-		if (inc->device_index != KG_NONE)
-			kg_buf_printf(&b, ":%lld", (long long)inc->device_index);
-	}
-	if (inc->status)
-		kg_buf_printf(&b, " (%s)", inc->status);
-
-	size_t head = b.len;
-	if (kg_size_known(m->requested))
-		put_size(&b, ": tried to allocate ", m->requested, "");
-	if (kg_size_known(m->free) && kg_size_known(m->total_capacity)) {
-		put_size(&b, b.len == head ? ": " : "; ", m->free, " free of ");
-		put_size(&b, "", m->total_capacity, "");
-	} else if (kg_size_known(m->total_capacity)) {
-		put_size(&b, b.len == head ? ": " : "; ", m->total_capacity, " total capacity");
-	}
-	if (kg_size_known(m->process_in_use))
-		put_size(&b, b.len == head ? ": " : "; ", m->process_in_use, " in use by this process");
-	bool alloc = kg_size_known(m->allocated), unal = kg_size_known(m->reserved_unallocated);
-	if (alloc || unal) {
-		kg_buf_puts(&b, b.len == head ? ": " : "; ");
-		if (alloc)
-			put_size(&b, "", m->allocated, " allocated");
-		if (unal)
-			put_size(&b, alloc ? ", " : "", m->reserved_unallocated, " reserved but unallocated");
-	} else if (kg_size_known(m->reserved)) {
-		put_size(&b, b.len == head ? ": " : "; ", m->reserved, " reserved");
-	}
-	if (m->nprocs)
-		kg_buf_printf(&b, "; %zu process%s listed", m->nprocs, m->nprocs == 1 ? "" : "es");
-	if (b.len == head && inc->message && *inc->message) {
-		size_t n = strlen(inc->message);
-		kg_buf_puts(&b, ": ");
-		kg_buf_append(&b, inc->message, n > 200 ? 200 : n);
-		if (n > 200)
-			kg_buf_puts(&b, "…");
-	}
-
-	const char *sep = " (";
-	if (inc->rank != KG_NONE) {
-		kg_buf_printf(&b, "%srank %lld", sep, (long long)inc->rank);
-		sep = ", ";
-	}
-	if (inc->step != KG_NONE) {
-		kg_buf_printf(&b, "%sstep %lld", sep, (long long)inc->step);
-		sep = ", ";
-	}
-	if (inc->epoch != KG_NONE) {
-		kg_buf_printf(&b, "%sepoch %lld", sep, (long long)inc->epoch);
-		sep = ", ";
-	}
-	if (inc->phase) {
-		kg_buf_printf(&b, "%sphase %s", sep, inc->phase);
-		sep = ", ";
-	}
-	if (sep[0] == ',')
-		kg_buf_putc(&b, ')');
-	return kg_buf_steal(&b);
-}
-
 size_t kg_ci_items(const kg_report *r, kg_ci_item **out)
 {
 	size_t n = 0;
@@ -100,7 +25,7 @@ size_t kg_ci_items(const kg_report *r, kg_ci_item **out)
 				.severity = kg_incident_severity(inc),
 				.rule = warn ? "oom-warning" : "oom",
 				.title = warn ? "Allocator warning (retried)" : "Out of memory",
-				.message = kg_ci_incident_summary(inc),
+				.message = kg_incident_headline(inc, true),
 			};
 			continue;
 		}

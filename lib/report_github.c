@@ -37,7 +37,8 @@ char *kg_gh_escape_property(const char *s) { return escape(s, true); }
 
 static const char *command(enum kg_severity s)
 {
-	return s == KG_SEV_ERROR ? "error" : s == KG_SEV_WARNING ? "warning" : "notice";
+	/* the workflow commands ::error and ::warning are our severity words */
+	return s >= KG_SEV_WARNING ? kg_severity_name(s) : "notice";
 }
 
 void kg_report_github(const kg_report *r, FILE *out)

@@ -6,7 +6,6 @@
 #include "report_ci.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,19 +261,12 @@ void kg_report_markdown(const kg_report *r, FILE *out)
 		incident(out, &r->incidents[i], items, n);
 	kg_ci_items_free(items, n);
 
-	if (cJSON_GetArraySize(r->patches)) {
+	if (r->npatches) {
 		fputs("### Suggested config changes\n\n", out);
-		const cJSON *p;
-		cJSON_ArrayForEach(p, r->patches) {
-			const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(p, "path"));
-			const char *diff = cJSON_GetStringValue(cJSON_GetObjectItem(p, "diff"));
-			if (!diff)
-				continue;
-			if (path) {
-				md_code(out, path);
-				fputs(":\n\n", out);
-			}
-			md_fence(out, "diff", diff);
+		for (size_t i = 0; i < r->npatches; i++) {
+			md_code(out, r->patches[i].path);
+			fputs(":\n\n", out);
+			md_fence(out, "diff", r->patches[i].diff);
 		}
 	}
 	if (r->nnotes) {

@@ -13,7 +13,8 @@
 
 static const char *level(enum kg_severity s)
 {
-	return s == KG_SEV_ERROR ? "error" : s == KG_SEV_WARNING ? "warning" : "note";
+	/* SARIF's levels "error" and "warning" are our severity words */
+	return s >= KG_SEV_WARNING ? kg_severity_name(s) : "note";
 }
 
 char *kg_path_to_uri(const char *path)
@@ -176,7 +177,7 @@ cJSON *kg_report_to_sarif(const kg_report *r, const kg_ci_rule *rules, size_t nr
 		cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
 		for (size_t i = 0; i < r->nnotes; i++) {
 			cJSON *nt = cJSON_CreateObject();
-			cJSON_AddStringToObject(nt, "level", "warning");
+			cJSON_AddStringToObject(nt, "level", level(KG_SEV_WARNING));
 			cJSON_AddItemToObject(nt, "message", text_obj(r->notes[i]));
 			cJSON_AddItemToArray(notes, nt);
 		}

@@ -3,12 +3,14 @@
  *     FILE:LINE: SEVERITY: message [rule-or-cause]
  * then indented evidence (`= …`) and remedies (`help: …`). */
 #include "report.h"
+#include "budget.h"
+#include "snapshot.h"
 #include "util.h"
 
-#include <cjson/cJSON.h>
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define C_RESET "\033[0m"
@@ -31,7 +33,7 @@ static const char *col(const out *o, const char *c)
 
 static const char *sev_word(enum kg_severity s)
 {
-	return s == KG_SEV_ERROR ? "error" : s == KG_SEV_WARNING ? "warning" : s == KG_SEV_INFO ? "info" : "note";
+	return s == KG_SEV_NONE ? "note" : kg_severity_name(s);
 }
 
 static const char *sev_color(enum kg_severity s)
@@ -42,67 +44,6 @@ static const char *sev_color(enum kg_severity s)
 static const char *sz(kg_size s, char *buf, size_t n)
 {
 	return kg_size_format(s.bytes, buf, n);
-}
-
-/* "CUDA out of memory", "HIP out of memory", "cuBLAS allocation failure", … */
-static void what(const kg_incident *inc, kg_buf *b)
-{
-	const char *fam = inc->family ? inc->family : "other";
-	char dev[16] = "";
-	if (inc->device_type) {
-		size_t i = 0;
-		for (; inc->device_type[i] && i + 1 < sizeof dev; i++)
-			dev[i] = (char)toupper((unsigned char)inc->device_type[i]);
-		dev[i] = '\0';
-	}
-	if (!strcmp(fam, "pytorch1") || !strcmp(fam, "pytorch2") || !strcmp(fam, "cuda_runtime"))
-		kg_buf_printf(b, "%s out of memory", dev[0] ? dev : "CUDA");
-	else if (!strcmp(fam, "pytorch_cpu"))
-		kg_buf_puts(b, "host (CPU) out of memory");
-	else if (!strcmp(fam, "mps"))
-		kg_buf_puts(b, "MPS backend out of memory");
-	else if (!strcmp(fam, "cublas"))
-		kg_buf_puts(b, "cuBLAS failure");
-	else if (!strcmp(fam, "cudnn"))
-		kg_buf_puts(b, "cuDNN failure");
-	else if (!strcmp(fam, "nccl"))
-		kg_buf_puts(b, "NCCL out of memory");
-	else if (!strcmp(fam, "tensorflow"))
-		kg_buf_puts(b, strcmp(inc->kind, "oom-warning") ? "TensorFlow out of memory"
-							   : "TensorFlow allocator ran out of memory (retried, not fatal)");
-	else if (!strcmp(fam, "jax"))
-		kg_buf_puts(b, "XLA out of memory");
-	else if (!strcmp(fam, "ggml"))
-		kg_buf_puts(b, "ggml cudaMalloc failed");
-	else
-		kg_buf_puts(b, "out of memory");
-	if (inc->status)
-		kg_buf_printf(b, " (%s)", inc->status);
-	char s[64];
-	if (kg_size_known(inc->mem.requested))
-		kg_buf_printf(b, ": tried to allocate %s", sz(inc->mem.requested, s, sizeof s));
-	if (inc->device_index != KG_NONE)
-		kg_buf_printf(b, " on %s:%lld", inc->device_type ? inc->device_type : "device",
-			      (long long)inc->device_index);
-	bool ctx = false;
-	if (inc->rank != KG_NONE) {
-		kg_buf_printf(b, "%srank %lld", ctx ? ", " : " (", (long long)inc->rank);
-		ctx = true;
-	}
-	if (inc->phase) {
-		kg_buf_printf(b, "%sduring %s", ctx ? ", " : " (", inc->phase);
-		ctx = true;
-	}
-	if (inc->epoch != KG_NONE) {
-		kg_buf_printf(b, "%sepoch %lld", ctx ? ", " : " (", (long long)inc->epoch);
-		ctx = true;
-	}
-	if (inc->step != KG_NONE) {
-		kg_buf_printf(b, "%sstep %lld", ctx ? ", " : " (", (long long)inc->step);
-		ctx = true;
-	}
-	if (ctx)
-		kg_buf_putc(b, ')');
 }
 
 static void evidence(const out *o, const char *fmt_prefix, const char *text)
@@ -175,21 +116,61 @@ static void memory_lines(const out *o, const kg_incident *inc)
 	kg_buf_free(&line);
 }
 
+/* "= differential: eval-blowup 14 (high) · capacity 3 · fragmentation
+ * ruled out", and, when undetermined, what would tell. */
+static void differential_line(const out *o, const kg_incident *inc)
+{
+	if (!inc->ndifferential)
+		return;
+	kg_buf b = {0};
+	for (size_t i = 0; i < inc->ndifferential; i++) {
+		const kg_hypothesis *h = &inc->differential[i];
+		kg_buf_printf(&b, "%s%s", i ? " · " : "", h->cause);
+		if (h->ruled_out)
+			kg_buf_puts(&b, " ruled out");
+		else if (h->confidence)
+			kg_buf_printf(&b, " %d (%s)", h->score, h->confidence);
+		else
+			kg_buf_printf(&b, " %d", h->score);
+	}
+	evidence(o, "differential: ", b.data);
+	kg_buf_reset(&b);
+	if (!inc->cause) {
+		const kg_hypothesis *h = &inc->differential[0];
+		if (!h->ruled_out && h->to_confirm) {
+			kg_buf_printf(&b, "%s would need %s", h->cause, h->to_confirm);
+			evidence(o, "to tell: ", b.data);
+		}
+	}
+	kg_buf_free(&b);
+}
+
 static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 {
 	enum kg_severity sev = kg_incident_severity(inc);
-	kg_buf head = {0};
-	what(inc, &head);
-	fprintf(o->f, "%s%s:%ld:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
-		inc->line, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
-		col(o, C_BOLD), head.data, col(o, C_RESET),
-		inc->cause ? inc->cause : inc->family ? inc->family : "oom");
-	kg_buf_free(&head);
+	char *head = kg_incident_headline(inc, false);
+	char verdict[96];
+	if (inc->cause)
+		snprintf(verdict, sizeof verdict, "%s, %s confidence", inc->cause,
+			 inc->confidence ? inc->confidence : kg_vocab_word(&kg_confidences, KG_CONFIDENCE_LOW));
+	else
+		snprintf(verdict, sizeof verdict, "cause undetermined");
+	/* FILE:LINE: for a log; FILE: for an incident without a line (an
+	 * allocator snapshot's trace) */
+	char where[32] = "";
+	if (inc->line > 0)
+		snprintf(where, sizeof where, ":%ld", inc->line);
+	fprintf(o->f, "%s%s%s:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
+		where, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
+		col(o, C_BOLD), head, col(o, C_RESET), verdict);
+	free(head);
 	if (quiet)
 		return;
-	if (inc->cause)
-		evidence(o, "cause: ", inc->cause);
 	memory_lines(o, inc);
+	char bl[512];
+	if (kg_budget_line(&inc->budget, bl, sizeof bl))
+		evidence(o, "budget: ", bl);
+	differential_line(o, inc);
 	if (inc->nframes) {
 		/* the innermost frame of the user's code says where it happened */
 		const kg_frame *f = &inc->frames[inc->nframes - 1];
@@ -258,40 +239,30 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 	}
 }
 
-/* The size under key in obj, formatted like c10 format_size, or "?". */
-static const char *json_size(const cJSON *obj, const char *key, char *buf, size_t n)
+/* The stat called key, formatted like c10 format_size, or "?". */
+static const char *stat_size(const kg_snapshot *s, const char *key, char *buf, size_t n)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	if (!cJSON_IsNumber(v))
-		return "?";
-	return kg_size_format((int64_t)v->valuedouble, buf, n);
+	const kg_stat *v = kg_snapshot_stat(s, key);
+	return v ? kg_size_format((int64_t)v->value, buf, n) : "?";
 }
 
-static void snapshot_line(const out *o, const cJSON *snap)
+static void snapshot_line(const out *o, const kg_snapshot *snap)
 {
-	const cJSON *path = cJSON_GetObjectItemCaseSensitive(snap, "path");
-	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(snap, "devices");
-	const char *ps = cJSON_IsString(path) ? path->valuestring : "?";
-	const char *ks = cJSON_IsString(kind) ? kind->valuestring : "snapshot";
+	const char *ps = snap->path, *ks = kg_snapshot_kind_name(snap->kind);
 	char a[32], b[32], c[32];
-	if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) == 0) {
-		const cJSON *stats = cJSON_GetObjectItemCaseSensitive(snap, "stats");
+	if (snap->ndevices == 0) {
 		fprintf(o->f, "%s%s:%s %s: %s allocated (peak %s), %s reserved\n", col(o, C_BOLD), ps,
-			col(o, C_RESET), ks, json_size(stats, "allocated_bytes.all.current", a, sizeof a),
-			json_size(stats, "allocated_bytes.all.peak", c, sizeof c),
-			json_size(stats, "reserved_bytes.all.current", b, sizeof b));
+			col(o, C_RESET), ks, stat_size(snap, "allocated_bytes.all.current", a, sizeof a),
+			stat_size(snap, "allocated_bytes.all.peak", c, sizeof c),
+			stat_size(snap, "reserved_bytes.all.current", b, sizeof b));
 		return;
 	}
-	const cJSON *d;
-	cJSON_ArrayForEach(d, devs) {
-		const cJSON *dev = cJSON_GetObjectItemCaseSensitive(d, "device");
-		const cJSON *fr = cJSON_GetObjectItemCaseSensitive(d, "fragmentation");
+	for (size_t i = 0; i < snap->ndevices; i++) {
+		const kg_snapshot_device *d = &snap->devices[i];
 		fprintf(o->f, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f\n",
-			col(o, C_BOLD), ps, col(o, C_RESET), cJSON_IsNumber(dev) ? dev->valueint : 0,
-			json_size(d, "reserved_bytes", a, sizeof a), json_size(d, "allocated_bytes", b, sizeof b),
-			json_size(d, "largest_free_block_bytes", c, sizeof c),
-			cJSON_IsNumber(fr) ? fr->valuedouble : 0.0);
+			col(o, C_BOLD), ps, col(o, C_RESET), (int)d->device,
+			kg_size_format(d->reserved_bytes, a, sizeof a), kg_size_format(d->allocated_bytes, b, sizeof b),
+			kg_size_format(d->largest_free_block_bytes, c, sizeof c), d->fragmentation);
 	}
 }
 
@@ -305,25 +276,19 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 		incident_text(&o, &r->incidents[i], quiet);
 	/* snapshots, memory_stats and memory_summary tables: one line each
 	 * (the full view is `kgmem-diagnose snapshot`) */
-	const cJSON *snap;
-	cJSON_ArrayForEach(snap, r->snapshots)
-		snapshot_line(&o, snap);
+	for (size_t i = 0; i < r->nsnapshots; i++)
+		snapshot_line(&o, r->snapshots[i]);
 	if (style && style->diff) {
-		int np = cJSON_GetArraySize(r->patches);
-		for (int i = 0; i < np; i++) {
-			const cJSON *p = cJSON_GetArrayItem(r->patches, i);
-			const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "diff");
-			if (cJSON_IsString(d))
-				fputs(d->valuestring, f);
-		}
-		if (np == 0)
+		for (size_t i = 0; i < r->npatches; i++)
+			fputs(r->patches[i].diff, f);
+		if (r->npatches == 0)
 			fprintf(f, "%sno config change to suggest%s\n", col(&o, C_DIM), col(&o, C_RESET));
 	}
 	if (quiet)
 		return;
-	if (r->nincidents == 0 && cJSON_GetArraySize(r->snapshots) > 0)
+	if (r->nincidents == 0 && r->nsnapshots > 0)
 		return;
-	if (r->nincidents == 0 && cJSON_GetArraySize(r->snapshots) == 0) {
+	if (r->nincidents == 0 && r->nsnapshots == 0) {
 		fprintf(f, "no out-of-memory incident found");
 		for (size_t i = 0; i < r->ninputs; i++)
 			fprintf(f, "%s%s", i ? ", " : " in ", r->inputs[i].name);

@@ -2,6 +2,7 @@
  * so every node keeps its start mark (line, column, byte index) for
  * FILE:LINE:COL errors. */
 #include "rules.h"
+#include "differential.h"
 #include "expr.h"
 #include "kg_build.h"
 
@@ -17,15 +18,6 @@
 #include <yaml.h>
 
 #define MAX_RULE_FILE (4 * 1024 * 1024)
-
-/* DESIGN §2a, most specific cause first: this is the rule order. */
-static const char *const categories[] = {
-	"host-oom", "oversize", "eval-blowup", "checkpoint", "leak", "fragmentation",
-	"activation-peak", "parallelism", "capacity", "alloc-conf", "cascade", "none",
-};
-#define NCATEGORIES (sizeof categories / sizeof *categories)
-
-static const char *const severities[] = {"", "info", "warning", "error"};
 
 /* ---- templates --------------------------------------------------------- */
 
@@ -53,7 +45,7 @@ typedef struct remedy {
 typedef struct rule {
 	char *id;
 	tpl title;
-	const char *category;    /* static, from categories[] */
+	const char *category;    /* static, a word of kg_categories */
 	int cat_rank;
 	enum kg_severity severity;
 	char *when_src;
@@ -64,6 +56,10 @@ typedef struct rule {
 	remedy *remedies;
 	size_t nremedies;
 	bool fallback;
+	const char *supports;    /* static cause word (differential.h), or NULL */
+	bool refutes;
+	bool refines;            /* `refines: capacity` */
+	enum kg_strength strength;
 	char *file;
 	long line;
 	size_t seq;              /* load order */
@@ -453,7 +449,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 		return -1;
 	}
 	int bad = 0;
-	yaml_node_t *when = NULL, *idn = NULL, *catn = NULL;
+	yaml_node_t *when = NULL, *idn = NULL, *catn = NULL, *hypn = NULL, *strn = NULL;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node(L, p->key), *v = node(L, p->value);
 		const char *key = scalar(k), *val = scalar(v);
@@ -474,22 +470,26 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			bad |= tpl_compile(L, v, "title", &r->title);
 		} else if (!strcmp(key, "category")) {
 			catn = v;
-			for (size_t c = 0; val && c < NCATEGORIES; c++)
-				if (!strcmp(val, categories[c])) {
-					r->category = categories[c];
-					r->cat_rank = (int)c;
-				}
+			/* the category order (vocab/category.def) is the rule order */
+			int c = kg_vocab_index(&kg_categories, val);
+			if (c >= 0) {
+				r->category = kg_categories.words[c];
+				r->cat_rank = c;
+			}
 			if (!r->category) {
-				NODE_ERR(L, v, "unknown category '%s' (host-oom, oversize, eval-blowup, checkpoint, leak, fragmentation, activation-peak, parallelism, capacity, alloc-conf, cascade, none)",
-					 val ? val : "?");
+				char *all = kg_vocab_join(&kg_categories, 0, ", ");
+				NODE_ERR(L, v, "unknown category '%s' (%s)", val ? val : "?", all);
+				free(all);
 				bad = -1;
 			}
 		} else if (!strcmp(key, "severity")) {
-			for (int s = 1; val && s <= 3; s++)
-				if (!strcmp(val, severities[s]))
-					r->severity = (enum kg_severity)s;
+			int s = kg_vocab_index(&kg_severities, val);
+			if (s > KG_SEV_NONE)
+				r->severity = (enum kg_severity)s;
 			if (!r->severity) {
-				NODE_ERR(L, v, "severity must be info, warning or error");
+				char *all = kg_vocab_join(&kg_severities, KG_SEV_NONE + 1, ", ");
+				NODE_ERR(L, v, "severity must be one of %s", all);
+				free(all);
 				bad = -1;
 			}
 		} else if (!strcmp(key, "when")) {
@@ -537,6 +537,39 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				if (parse_remedy(L, node(L, *it), rm) < 0)
 					bad = -1;
 			}
+		} else if (!strcmp(key, "supports") || !strcmp(key, "refutes")) {
+			const char *c = kg_cause_find(val);
+			bool nothing = val && !strcmp(key, "supports") &&
+				       kg_vocab_index(&kg_categories, val) == KG_CATEGORY_NONE;
+			if (nothing && !hypn) {
+				hypn = v;  /* advice only: evidence about no hypothesis */
+			} else if (!c) {
+				char *all = kg_vocab_join(&kg_categories, 0, ", ");
+				NODE_ERR(L, v, "%s must name a cause (%s; 'supports: none' for advice)", key, all);
+				free(all);
+				bad = -1;
+			} else if (hypn) {
+				NODE_ERR(L, k, "a rule is evidence about one hypothesis: 'supports' or 'refutes', not both");
+				bad = -1;
+			} else {
+				hypn = v;
+				r->supports = c;
+				r->refutes = key[0] == 'r';
+			}
+		} else if (!strcmp(key, "refines")) {
+			if (kg_vocab_index(&kg_categories, val) != KG_CATEGORY_CAPACITY) {
+				NODE_ERR(L, v, "refines must be 'capacity' (this evidence says why this process filled the device)");
+				bad = -1;
+			} else {
+				r->refines = true;
+			}
+		} else if (!strcmp(key, "strength")) {
+			strn = v;
+			r->strength = kg_strength_find(val);
+			if (!r->strength) {
+				NODE_ERR(L, v, "strength must be decisive, strong or weak");
+				bad = -1;
+			}
 		} else if (!strcmp(key, "fallback")) {
 			if (!val || (strcmp(val, "true") && strcmp(val, "false"))) {
 				NODE_ERR(L, v, "fallback must be true or false");
@@ -545,7 +578,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				r->fallback = !strcmp(val, "true");
 			}
 		} else {
-			NODE_ERR(L, k, "unknown rule key '%s' (id, title, category, severity, when, message, evidence, remedies, fallback)", key);
+			NODE_ERR(L, k, "unknown rule key '%s' (id, title, category, severity, supports, refutes, strength, refines, when, message, evidence, remedies, fallback)", key);
 			bad = -1;
 		}
 	}
@@ -559,9 +592,19 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			bad = -1;
 		}
 	}
-	if (r->id && r->category && strcmp(r->category, "none") &&
+	if (r->id && r->category && r->category != KG_CATEGORY_WORD(NONE) &&
 	    (strncmp(r->id, r->category, strlen(r->category)) || r->id[strlen(r->category)] != '.')) {
 		NODE_ERR(L, idn, "id '%s' must start with its category '%s.'", r->id, r->category);
+		bad = -1;
+	}
+	/* evidence: a rule of a cause category supports it unless it says
+	 * otherwise; without a strength it is weak (never a cause alone) */
+	if (!hypn && r->category && !bad)
+		r->supports = kg_cause_find(r->category);
+	if (r->supports && !r->strength)
+		r->strength = KG_STRENGTH_WEAK;
+	if (strn && !r->supports && !bad) {
+		NODE_ERR(L, strn, "strength needs a hypothesis: add 'supports' or 'refutes'");
 		bad = -1;
 	}
 	if (r->when && kg_expr_nfacts(r->when) == 0) {
@@ -626,7 +669,7 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
 	L->rawlen = len;
 	if (!yaml_parser_load(&parser, &doc)) {
 		lerr(L, path, (long)parser.problem_mark.line + 1, (long)parser.problem_mark.column + 1,
-		     "YAML syntax: %s%s%s", parser.problem ? parser.problem : "error",
+		     "YAML syntax: %s%s%s", parser.problem ? parser.problem : "error", /* not vocabulary */
 		     parser.context ? " " : "", parser.context ? parser.context : "");
 		yaml_parser_delete(&parser);
 		free(raw);
@@ -665,7 +708,7 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
 
 static bool is_data_file(const char *name)
 {
-	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml") || !strcmp(name, "gpus.yaml");
+	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -799,6 +842,10 @@ static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 	out->rule = kg_strdup(r->id);
 	out->category = kg_strdup(r->category);
 	out->severity = r->severity;
+	out->supports = r->supports;
+	out->refutes = r->refutes;
+	out->refines = r->refines;
+	out->strength = r->strength;
 	out->title = title;
 	/* YAML folded text ends with a newline; findings are one paragraph */
 	size_t ml = strlen(msg);
@@ -844,6 +891,17 @@ static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 	return true;
 }
 
+/* Display order of findings: evidence for the incident's cause first,
+ * then by severity. */
+static bool finding_before(const kg_incident *inc, const kg_finding *a, const kg_finding *b)
+{
+	bool ca = inc->cause && a->supports == inc->cause && !a->refutes;
+	bool cb = inc->cause && b->supports == inc->cause && !b->refutes;
+	if (ca != cb)
+		return ca;
+	return a->severity > b->severity;
+}
+
 static void apply_one(const rule *r, kg_incident *inc, const kg_facts *f)
 {
 	if (kg_expr_truth(r->when, f) != 1)
@@ -862,41 +920,30 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 	free(inc->findings);
 	inc->findings = NULL;
 	inc->nfindings = 0;
+	kg_differential_free(inc);
 	inc->cause = NULL;
+	inc->confidence = NULL;
 	if (!rs)
 		return;
-	bool causal = false;
-	for (size_t i = 0; i < rs->n; i++) {
-		const rule *r = rs->rules[i];
-		if (r->fallback)
-			continue;
-		size_t before = inc->nfindings;
-		apply_one(r, inc, facts);
-		if (inc->nfindings > before && strcmp(r->category, "cascade"))
-			causal = true;
-	}
-	if (!causal)
+	for (size_t i = 0; i < rs->n; i++)
+		if (!rs->rules[i]->fallback)
+			apply_one(rs->rules[i], inc, facts);
+	kg_differential_build(inc);
+	/* fallback rules say what is missing when nothing named a cause */
+	if (!inc->cause)
 		for (size_t i = 0; i < rs->n; i++)
 			if (rs->rules[i]->fallback)
 				apply_one(rs->rules[i], inc, facts);
-	/* stable insertion sort: most severe first, ties keep rule order */
+	/* stable insertion sort: the cause's evidence first, then most severe
+	 * first, ties keep rule order */
 	for (size_t i = 1; i < inc->nfindings; i++) {
 		kg_finding x = inc->findings[i];
 		size_t j = i;
-		while (j > 0 && inc->findings[j - 1].severity < x.severity) {
+		while (j > 0 && finding_before(inc, &x, &inc->findings[j - 1])) {
 			inc->findings[j] = inc->findings[j - 1];
 			j--;
 		}
 		inc->findings[j] = x;
-	}
-	for (size_t i = 0; i < inc->nfindings; i++) {
-		const char *c = inc->findings[i].category;
-		if (strcmp(c, "cascade") && strcmp(c, "none")) {
-			for (size_t k = 0; k < NCATEGORIES; k++)
-				if (!strcmp(c, categories[k]))
-					inc->cause = categories[k];
-			break;
-		}
 	}
 }
 
@@ -906,7 +953,7 @@ void kg_rules_list(const kg_ruleset *rs, FILE *out)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		const rule *r = rs->rules[i];
-		fprintf(out, "%-44s %-8s %-16s %s\n", r->id, severities[r->severity], r->category,
+		fprintf(out, "%-44s %-8s %-16s %s\n", r->id, kg_severity_name(r->severity), r->category,
 			r->title.src);
 	}
 }
@@ -929,7 +976,7 @@ int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 			continue;
 		fprintf(out, "%s  (%s:%ld)\n", r->id, r->file, r->line);
 		show_text(out, "  title:    ", r->title.src);
-		fprintf(out, "  category: %s\n  severity: %s\n", r->category, severities[r->severity]);
+		fprintf(out, "  category: %s\n  severity: %s\n", r->category, kg_severity_name(r->severity));
 		if (r->fallback)
 			fprintf(out, "  fallback: true (fires only when no other rule does)\n");
 		show_text(out, "  when:     ", r->when_src);

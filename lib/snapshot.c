@@ -33,7 +33,8 @@ typedef struct trace_acc {
 	size_t nacts;
 	int64_t pre_req, max_req, t_req;   /* running Σ(alloc − free_completed) */
 	int64_t pre_res, max_res;          /* running Σ(segment_alloc/map − free/unmap) */
-	cJSON *oom;
+	kg_trace_oom *oom;
+	size_t noom_events;
 	/* KG_SNAP_SERIES only: downsampled replay, bucket maxima of the prefixes */
 	series_pt *pts;
 	size_t npts;
@@ -170,18 +171,8 @@ static void acc_entry_replay(trace_acc *t, const kg_trace_entry *e)
 	} else if (act_is(e, "segment_free") || act_is(e, "segment_unmap")) {
 		t->pre_res -= size;
 	} else if (act_is(e, "oom")) {
-		if (!t->oom)
-			t->oom = cJSON_CreateArray();
-		cJSON *o = cJSON_CreateObject();
-		if (e->size == KG_NONE)
-			cJSON_AddNullToObject(o, "size_bytes");
-		else
-			cJSON_AddNumberToObject(o, "size_bytes", (double)e->size);
-		if (e->device_free == KG_NONE)
-			cJSON_AddNullToObject(o, "device_free_bytes");
-		else
-			cJSON_AddNumberToObject(o, "device_free_bytes", (double)e->device_free);
-		cJSON_AddItemToArray(t->oom, o);
+		t->oom = kg_realloc(t->oom, (t->noom_events + 1) * sizeof *t->oom);
+		t->oom[t->noom_events++] = (kg_trace_oom){e->size, e->device_free};
 	}
 }
 
@@ -189,7 +180,7 @@ static void acc_free(snap_acc *a)
 {
 	for (size_t i = 0; i < a->ndev; i++) {
 		free(a->dev[i].acts);
-		cJSON_Delete(a->dev[i].oom);
+		free(a->dev[i].oom);
 		free(a->dev[i].pts);
 		free(a->dev[i].oom_at);
 	}
@@ -242,16 +233,14 @@ typedef struct site {
 	int64_t line, bytes, blocks;
 } site;
 
-#define NBUCKETS 6
+#define NBUCKETS KG_SNAP_NBUCKETS
 static const int64_t bucket_min[NBUCKETS] = {
 	0, 1LL << 20, 2LL << 20, 20LL << 20, 100LL << 20, 1LL << 30,
 };
 
+/* A device's segment metrics as they are summed (m), and its sites. */
 typedef struct dev_stats {
-	int device;
-	int64_t segments, seg_large, seg_small, seg_exp, blocks;
-	int64_t reserved, allocated, active, requested, inactive, largest_free;
-	int64_t hist_n[NBUCKETS], hist_b[NBUCKETS];
+	kg_snapshot_device m;
 	site *sites;
 	size_t nsites;
 } dev_stats;
@@ -349,12 +338,16 @@ static int site_cmp(const void *pa, const void *pb)
 static dev_stats *dev_get(dev_stats **v, size_t *n, int device)
 {
 	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].device == device)
+		if ((*v)[i].m.device == device)
 			return &(*v)[i];
 	*v = kg_realloc(*v, (*n + 1) * sizeof **v);
 	dev_stats *d = &(*v)[(*n)++];
 	memset(d, 0, sizeof *d);
-	d->device = device;
+	d->m.device = device;
+	for (int k = 0; k < NBUCKETS; k++) {
+		d->m.free_blocks[k].min_bytes = bucket_min[k];
+		d->m.free_blocks[k].max_bytes = k + 1 < NBUCKETS ? bucket_min[k + 1] : KG_NONE;
+	}
 	return d;
 }
 
@@ -369,34 +362,35 @@ static void scan_segments(const cJSON *segments, dev_stats **devs, size_t *ndevs
 	const cJSON *seg;
 	cJSON_ArrayForEach(seg, segments) {
 		dev_stats *ds = dev_get(devs, ndevs, (int)num_or(seg, "device", 0));
-		ds->segments++;
+		kg_snapshot_device *m = &ds->m;
+		m->segments++;
 		if (str_eq(seg, "segment_type", "large"))
-			ds->seg_large++;
+			m->segments_large++;
 		if (str_eq(seg, "segment_type", "small"))
-			ds->seg_small++;
+			m->segments_small++;
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(seg, "is_expandable")))
-			ds->seg_exp++;
-		ds->reserved += clamp_size(num_or(seg, "total_size", 0));
+			m->segments_expandable++;
+		m->reserved_bytes += clamp_size(num_or(seg, "total_size", 0));
 		const cJSON *b;
 		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(seg, "blocks")) {
 			int64_t size = clamp_size(num_or(b, "size", 0));
-			ds->blocks++;
+			m->blocks++;
 			if (str_eq(b, "state", "active_allocated")) {
-				ds->allocated += size;
-				ds->active += size;
-				ds->requested += clamp_size(block_requested(b));
+				m->allocated_bytes += size;
+				m->active_bytes += size;
+				m->requested_bytes += clamp_size(block_requested(b));
 				add_site(ds, b, size);
 			} else if (str_eq(b, "state", "active_pending_free")) {
-				ds->active += size;
+				m->active_bytes += size;
 			} else if (str_eq(b, "state", "inactive")) {
-				ds->inactive += size;
-				if (size > ds->largest_free)
-					ds->largest_free = size;
+				m->inactive_bytes += size;
+				if (size > m->largest_free_block_bytes)
+					m->largest_free_block_bytes = size;
 				int k = NBUCKETS - 1;
 				while (k > 0 && size < bucket_min[k])
 					k--;
-				ds->hist_n[k]++;
-				ds->hist_b[k] += size;
+				m->free_blocks[k].blocks++;
+				m->free_blocks[k].bytes += size;
 			}
 		}
 	}
@@ -435,47 +429,37 @@ static const char *annotation_at(const cJSON *anns, int device, int64_t t)
 	return n ? stack[n - 1] : NULL;
 }
 
-static void add_i64(cJSON *o, const char *k, int64_t v)
-{
-	if (v == KG_NONE)
-		cJSON_AddNullToObject(o, k);
-	else
-		cJSON_AddNumberToObject(o, k, (double)v);
-}
-
 static int dev_cmp(const void *a, const void *b)
 {
-	return ((const dev_stats *)a)->device - ((const dev_stats *)b)->device;
+	return (int)(((const dev_stats *)a)->m.device - ((const dev_stats *)b)->m.device);
 }
 
-/* trace.series (KG_SNAP_SERIES): the replay of DESIGN §5 downsampled to at
- * most SERIES_MAX + 1 points [entry, requested_bytes, reserved_bytes]; entry
- * 0 is the start, each later point is the maximum over its bucket of
- * entries and sits at the bucket's last entry (1-based). */
-static void series_json(cJSON *tr, trace_acc *t, int64_t start_req, int64_t start_res)
+/* trace series (KG_SNAP_SERIES): the replay of DESIGN §5 downsampled to at
+ * most SERIES_MAX + 1 points; point 0 is the start, each later point is the
+ * maximum over its bucket of entries and sits at the bucket's last entry
+ * (1-based). */
+static void series_fill(kg_snapshot_trace *tr, trace_acc *t, int64_t start_req, int64_t start_res)
 {
 	series_close(t);
-	cJSON *s = cJSON_AddObjectToObject(tr, "series");
-	cJSON_AddStringToObject(s, "x", "entry");
-	add_i64(s, "entries_per_point", t->width ? t->width : 1);
-	cJSON *pts = cJSON_AddArrayToObject(s, "points");
+	tr->has_series = true;
+	tr->entries_per_point = t->width ? t->width : 1;
+	tr->npoints = t->npts + 1;
+	tr->points = kg_calloc(tr->npoints, sizeof *tr->points);
 	for (size_t i = 0; i <= t->npts; i++) {
 		series_pt p = i ? t->pts[i - 1] : (series_pt){0, 0, 0};
-		const double v[3] = {(double)p.entry, (double)(start_req + p.req), (double)(start_res + p.res)};
-		cJSON_AddItemToArray(pts, cJSON_CreateDoubleArray(v, 3));
+		tr->points[i] = (kg_series_point){p.entry, start_req + p.req, start_res + p.res};
 	}
-	add_i64(s, "peak_entry", t->max_req > 0 ? t->peak_entry : KG_NONE);
-	cJSON *oe = cJSON_AddArrayToObject(s, "oom_entries");
+	tr->peak_entry = t->max_req > 0 ? t->peak_entry : KG_NONE;
+	tr->noom_entries = t->noom;
+	tr->oom_entries = t->noom ? kg_malloc(t->noom * sizeof *tr->oom_entries) : NULL;
 	for (size_t i = 0; i < t->noom; i++)
-		cJSON_AddItemToArray(oe, cJSON_CreateNumber((double)t->oom_at[i]));
+		tr->oom_entries[i] = t->oom_at[i];
 }
 
-static cJSON *run_json(int64_t bytes, const char *state)
+static void push_run(kg_segment_view *m, int64_t bytes, const char *state)
 {
-	cJSON *r = cJSON_CreateArray();
-	cJSON_AddItemToArray(r, cJSON_CreateNumber((double)bytes));
-	cJSON_AddItemToArray(r, cJSON_CreateString(state));
-	return r;
+	m->runs = kg_realloc(m->runs, (m->nruns + 1) * sizeof *m->runs);
+	m->runs[m->nruns++] = (kg_segment_run){bytes, state};
 }
 
 static int seg_size_cmp(const void *pa, const void *pb)
@@ -485,11 +469,10 @@ static int seg_size_cmp(const void *pa, const void *pb)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-/* segment_map (KG_SNAP_SERIES): the device's SEGMAP_MAX largest segments,
- * largest first, each {"address", "total_size", "segment_type", "runs":
- * [[bytes, state], …]} with neighbouring blocks of one state merged (at
- * most SEGMAP_RUNS runs; the rest of the segment becomes one "mixed" run). */
-static void segment_map_json(cJSON *o, const cJSON *segments, int device)
+/* segment map (KG_SNAP_SERIES): the device's SEGMAP_MAX largest segments,
+ * largest first, with neighbouring blocks of one state merged into runs (at
+ * most SEGMAP_RUNS; the rest of the segment becomes one "mixed" run). */
+static void segment_map_fill(kg_snapshot_device *o, const cJSON *segments, int device)
 {
 	size_t n = 0, cap = 0;
 	const cJSON **v = NULL;
@@ -505,14 +488,15 @@ static void segment_map_json(cJSON *o, const cJSON *segments, int device)
 	}
 	if (n)
 		qsort(v, n, sizeof *v, seg_size_cmp);
-	cJSON *arr = cJSON_AddArrayToObject(o, "segment_map");
-	for (size_t i = 0; i < n && i < SEGMAP_MAX; i++) {
-		cJSON *m = cJSON_CreateObject();
-		add_i64(m, "address", num_or(v[i], "address", KG_NONE));
-		add_i64(m, "total_size", clamp_size(num_or(v[i], "total_size", 0)));
+	o->has_segment_map = true;
+	o->nsegment_map = n < SEGMAP_MAX ? n : SEGMAP_MAX;
+	o->segment_map = o->nsegment_map ? kg_calloc(o->nsegment_map, sizeof *o->segment_map) : NULL;
+	for (size_t i = 0; i < o->nsegment_map; i++) {
+		kg_segment_view *m = &o->segment_map[i];
+		m->address = num_or(v[i], "address", KG_NONE);
+		m->total_size = clamp_size(num_or(v[i], "total_size", 0));
 		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(v[i], "segment_type");
-		cJSON_AddStringToObject(m, "segment_type", cJSON_IsString(ty) ? ty->valuestring : "unknown");
-		cJSON *runs = cJSON_AddArrayToObject(m, "runs");
+		m->segment_type = kg_strdup(cJSON_IsString(ty) ? ty->valuestring : "unknown");
 		const char *last = NULL;
 		int64_t bytes = 0;
 		int nruns = 0;
@@ -526,7 +510,7 @@ static void segment_map_json(cJSON *o, const cJSON *segments, int device)
 			if (nruns >= SEGMAP_RUNS - 1 && last)
 				state = "mixed";
 			if (last && last != state) {
-				cJSON_AddItemToArray(runs, run_json(bytes, last));
+				push_run(m, bytes, last);
 				nruns++;
 				bytes = 0;
 			}
@@ -534,86 +518,75 @@ static void segment_map_json(cJSON *o, const cJSON *segments, int device)
 			bytes = clamp_size(bytes + clamp_size(num_or(b, "size", 0)));
 		}
 		if (last)
-			cJSON_AddItemToArray(runs, run_json(bytes, last));
-		cJSON_AddItemToArray(arr, m);
+			push_run(m, bytes, last);
 	}
 	free(v);
 }
 
-static cJSON *device_json(dev_stats *ds, trace_acc *t, const cJSON *anns, const cJSON *segments,
-			  bool series)
+static void device_fill(kg_snapshot_device *o, dev_stats *ds, trace_acc *t, const cJSON *anns,
+			const cJSON *segments, bool series)
 {
-	cJSON *o = cJSON_CreateObject();
-	add_i64(o, "device", ds->device);
-	add_i64(o, "segments", ds->segments);
-	add_i64(o, "segments_large", ds->seg_large);
-	add_i64(o, "segments_small", ds->seg_small);
-	add_i64(o, "segments_expandable", ds->seg_exp);
-	add_i64(o, "blocks", ds->blocks);
-	add_i64(o, "reserved_bytes", ds->reserved);
-	add_i64(o, "allocated_bytes", ds->allocated);
-	add_i64(o, "active_bytes", ds->active);
-	add_i64(o, "requested_bytes", ds->requested);
-	add_i64(o, "inactive_bytes", ds->inactive);
-	add_i64(o, "largest_free_block_bytes", ds->largest_free);
-	cJSON_AddNumberToObject(o, "fragmentation",
-		ds->inactive ? 1.0 - (double)ds->largest_free / (double)ds->inactive : 0.0);
-	cJSON *h = cJSON_AddArrayToObject(o, "free_blocks");
-	for (int k = 0; k < NBUCKETS; k++) {
-		cJSON *b = cJSON_CreateObject();
-		add_i64(b, "min_bytes", bucket_min[k]);
-		add_i64(b, "max_bytes", k + 1 < NBUCKETS ? bucket_min[k + 1] : KG_NONE);
-		add_i64(b, "blocks", ds->hist_n[k]);
-		add_i64(b, "bytes", ds->hist_b[k]);
-		cJSON_AddItemToArray(h, b);
-	}
+	*o = ds->m;
+	o->fragmentation = o->inactive_bytes
+		? 1.0 - (double)o->largest_free_block_bytes / (double)o->inactive_bytes : 0.0;
 
 	trace_acc empty = {.t_req = KG_NONE};
 	if (!t)
 		t = &empty;
-	cJSON *tr = cJSON_AddObjectToObject(o, "trace");
-	add_i64(tr, "entries", t->entries);
-	cJSON *acts = cJSON_AddObjectToObject(tr, "actions");
+	kg_snapshot_trace *tr = &o->trace;
+	tr->entries = t->entries;
+	tr->nactions = t->nacts;
+	tr->actions = t->nacts ? kg_calloc(t->nacts, sizeof *tr->actions) : NULL;
 	for (size_t i = 0; i < t->nacts; i++)
-		add_i64(acts, t->acts[i].name, t->acts[i].n);
+		tr->actions[i] = (kg_action_count){kg_strdup(t->acts[i].name), t->acts[i].n};
 	/* start = final − Σ changes; peak = start + max prefix (prefix 0 = start) */
-	add_i64(tr, "peak_requested_bytes", ds->requested - t->pre_req + t->max_req);
-	add_i64(tr, "peak_reserved_bytes", ds->reserved - t->pre_res + t->max_res);
-	int64_t tp = t->max_req > 0 ? t->t_req : KG_NONE;
-	add_i64(tr, "peak_time_us", tp);
-	const char *ann = tp != KG_NONE ? annotation_at(anns, ds->device, tp) : NULL;
-	if (ann)
-		cJSON_AddStringToObject(tr, "peak_annotation", ann);
-	else
-		cJSON_AddNullToObject(tr, "peak_annotation");
-	cJSON_AddItemToObject(tr, "oom", t->oom ? cJSON_Duplicate(t->oom, 1) : cJSON_CreateArray());
+	tr->peak_requested_bytes = o->requested_bytes - t->pre_req + t->max_req;
+	tr->peak_reserved_bytes = o->reserved_bytes - t->pre_res + t->max_res;
+	tr->peak_time_us = t->max_req > 0 ? t->t_req : KG_NONE;
+	const char *ann = tr->peak_time_us != KG_NONE ? annotation_at(anns, (int)o->device, tr->peak_time_us) : NULL;
+	tr->peak_annotation = ann ? kg_strdup(ann) : NULL;
+	tr->noom = t->noom_events;
+	tr->oom = t->noom_events ? kg_malloc(t->noom_events * sizeof *tr->oom) : NULL;
+	for (size_t i = 0; i < t->noom_events; i++)
+		tr->oom[i] = t->oom[i];
 	if (series) {
-		series_json(tr, t, ds->requested - t->pre_req, ds->reserved - t->pre_res);
-		segment_map_json(o, segments, ds->device);
+		series_fill(tr, t, o->requested_bytes - t->pre_req, o->reserved_bytes - t->pre_res);
+		segment_map_fill(o, segments, (int)o->device);
 	}
 
 	if (ds->nsites) /* qsort(NULL, 0, …) is undefined */
 		qsort(ds->sites, ds->nsites, sizeof *ds->sites, site_cmp);
-	cJSON *ts = cJSON_AddArrayToObject(o, "top_sites");
-	for (size_t i = 0; i < ds->nsites && i < 10; i++) {
+	o->ntop_sites = ds->nsites < 10 ? ds->nsites : 10;
+	o->top_sites = o->ntop_sites ? kg_calloc(o->ntop_sites, sizeof *o->top_sites) : NULL;
+	for (size_t i = 0; i < o->ntop_sites; i++) {
 		site *s = &ds->sites[i];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "file", s->file);
-		add_i64(x, "line", s->line);
-		if (s->function)
-			cJSON_AddStringToObject(x, "function", s->function);
-		else
-			cJSON_AddNullToObject(x, "function");
-		add_i64(x, "bytes", s->bytes);
-		add_i64(x, "blocks", s->blocks);
-		cJSON_AddItemToArray(ts, x);
+		o->top_sites[i] = (kg_alloc_site){kg_strdup(s->file), s->line,
+						  s->function ? kg_strdup(s->function) : NULL, s->bytes, s->blocks};
 	}
+}
+
+kg_snapshot *kg_snapshot_new(const char *path, enum kg_snapshot_kind kind)
+{
+	kg_snapshot *o = kg_calloc(1, sizeof *o);
+	o->path = kg_strdup(path ? path : "-");
+	o->kind = kind;
+	o->device = KG_NONE;
 	return o;
 }
 
-/* Builds the snapshot object from the decoded root (traces either already
+static kg_setting setting(const cJSON *settings, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(settings, key);
+	if (cJSON_IsBool(v))
+		return (kg_setting){true, true, cJSON_IsTrue(v)};
+	if (cJSON_IsNumber(v))
+		return (kg_setting){true, false, v->valuedouble};
+	return (kg_setting){0};
+}
+
+/* Builds the snapshot from the decoded root (traces either already
  * replayed into acc, or still inside root). */
-static cJSON *snapshot_object(const cJSON *root, snap_acc *acc, const char *path)
+static kg_snapshot *snapshot_object(const cJSON *root, snap_acc *acc, const char *path)
 {
 	const cJSON *segments = root, *traces = NULL, *settings = NULL, *anns = NULL;
 	if (cJSON_IsObject(root)) {
@@ -633,16 +606,22 @@ static cJSON *snapshot_object(const cJSON *root, snap_acc *acc, const char *path
 	if (ndevs)
 		qsort(devs, ndevs, sizeof *devs, dev_cmp);
 
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "path", path ? path : "-");
-	cJSON_AddStringToObject(o, "kind", "snapshot");
-	cJSON_AddItemToObject(o, "allocator_settings",
-		cJSON_IsObject(settings) ? cJSON_Duplicate(settings, 1) : cJSON_CreateNull());
-	cJSON *arr = cJSON_AddArrayToObject(o, "devices");
+	kg_snapshot *o = kg_snapshot_new(path, KG_SNAPSHOT);
+	if (cJSON_IsObject(settings)) {
+		o->allocator_settings = cJSON_PrintUnformatted(settings);
+		const cJSON *raw = cJSON_GetObjectItemCaseSensitive(settings, "PYTORCH_CUDA_ALLOC_CONF");
+		if (cJSON_IsString(raw))
+			o->alloc_conf = kg_strdup(raw->valuestring);
+		o->expandable_segments = setting(settings, "expandable_segments");
+		o->max_split_size = setting(settings, "max_split_size");
+		o->garbage_collection_threshold = setting(settings, "garbage_collection_threshold");
+	}
+	o->ndevices = ndevs;
+	o->devices = ndevs ? kg_calloc(ndevs, sizeof *o->devices) : NULL;
 	for (size_t i = 0; i < ndevs; i++) {
-		int d = devs[i].device;
+		int d = (int)devs[i].m.device;
 		trace_acc *t = (d >= 0 && (size_t)d < acc->ndev) ? &acc->dev[d] : NULL;
-		cJSON_AddItemToArray(arr, device_json(&devs[i], t, anns, segments, acc->series));
+		device_fill(&o->devices[i], &devs[i], t, anns, segments, acc->series);
 		for (size_t k = 0; k < devs[i].nsites; k++) {
 			free(devs[i].sites[k].file);
 			free(devs[i].sites[k].function);
@@ -655,7 +634,7 @@ static cJSON *snapshot_object(const cJSON *root, snap_acc *acc, const char *path
 
 /* ---- memory_stats ------------------------------------------------------------- */
 
-static void flatten(cJSON *out, const cJSON *v, kg_buf *prefix)
+static void flatten(kg_snapshot *out, const cJSON *v, kg_buf *prefix)
 {
 	const cJSON *c;
 	cJSON_ArrayForEach(c, v) {
@@ -666,7 +645,7 @@ static void flatten(cJSON *out, const cJSON *v, kg_buf *prefix)
 		if (cJSON_IsObject(c))
 			flatten(out, c, prefix);
 		else if (cJSON_IsNumber(c))
-			cJSON_AddNumberToObject(out, prefix->data, c->valuedouble);
+			kg_snapshot_add_stat(out, prefix->data, c->valuedouble, false);
 		prefix->len = keep;
 		if (prefix->data)
 			prefix->data[keep] = 0;
@@ -690,19 +669,16 @@ static bool looks_memory_stats(const cJSON *root)
 	return false;
 }
 
-static cJSON *value_object(const cJSON *root, snap_acc *acc, const char *path, kg_error *err)
+static kg_snapshot *value_object(const cJSON *root, snap_acc *acc, const char *path, kg_error *err)
 {
 	if (cJSON_IsArray(root) ||
 	    (cJSON_IsObject(root) && (cJSON_GetObjectItemCaseSensitive(root, "segments") ||
 				      cJSON_GetObjectItemCaseSensitive(root, "device_traces"))))
 		return snapshot_object(root, acc, path);
 	if (cJSON_IsObject(root) && looks_memory_stats(root)) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "path", path ? path : "-");
-		cJSON_AddStringToObject(o, "kind", "memory_stats");
-		cJSON *stats = cJSON_AddObjectToObject(o, "stats");
+		kg_snapshot *o = kg_snapshot_new(path, KG_MEMORY_STATS);
 		kg_buf pre = {0};
-		flatten(stats, root, &pre);
+		flatten(o, root, &pre);
 		kg_buf_free(&pre);
 		return o;
 	}
@@ -710,32 +686,104 @@ static cJSON *value_object(const cJSON *root, snap_acc *acc, const char *path, k
 	return NULL;
 }
 
-cJSON *kg_snapshot_from_value(const cJSON *root, const char *path, kg_error *err)
+kg_snapshot *kg_snapshot_from_value(const cJSON *root, const char *path, kg_error *err)
 {
 	snap_acc acc = {0};
-	cJSON *o = value_object(root, &acc, path, err);
+	kg_snapshot *o = value_object(root, &acc, path, err);
 	acc_free(&acc);
 	return o;
 }
 
-cJSON *kg_snapshot_load(kg_source *src, kg_kind kind, kg_error *err)
+kg_snapshot *kg_snapshot_load(kg_source *src, kg_kind kind, kg_error *err)
 {
 	return kg_snapshot_load_ex(src, kind, 0, err);
 }
 
-void kg_snapshot_strip_detail(cJSON *snap)
+static void strip_device(kg_snapshot_device *d)
 {
-	cJSON *d;
-	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(snap, "devices")) {
-		cJSON_DeleteItemFromObjectCaseSensitive(d, "segment_map");
-		cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "trace"), "series");
+	for (size_t i = 0; i < d->nsegment_map; i++) {
+		free(d->segment_map[i].segment_type);
+		free(d->segment_map[i].runs);
 	}
+	free(d->segment_map);
+	d->segment_map = NULL;
+	d->nsegment_map = 0;
+	d->has_segment_map = false;
+	kg_snapshot_trace *t = &d->trace;
+	free(t->points);
+	free(t->oom_entries);
+	t->points = NULL;
+	t->oom_entries = NULL;
+	t->npoints = t->noom_entries = 0;
+	t->has_series = false;
 }
 
-cJSON *kg_snapshot_load_ex(kg_source *src, kg_kind kind, unsigned flags, kg_error *err)
+void kg_snapshot_strip_detail(kg_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->ndevices; i++)
+		strip_device(&snap->devices[i]);
+}
+
+void kg_snapshot_free(kg_snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ndevices; i++) {
+		kg_snapshot_device *d = &s->devices[i];
+		strip_device(d);
+		for (size_t k = 0; k < d->trace.nactions; k++)
+			free(d->trace.actions[k].action);
+		free(d->trace.actions);
+		free(d->trace.peak_annotation);
+		free(d->trace.oom);
+		for (size_t k = 0; k < d->ntop_sites; k++) {
+			free(d->top_sites[k].file);
+			free(d->top_sites[k].function);
+		}
+		free(d->top_sites);
+	}
+	free(s->devices);
+	for (size_t i = 0; i < s->nstats; i++)
+		free(s->stats[i].name);
+	free(s->stats);
+	free(s->path);
+	free(s->allocator_settings);
+	free(s->alloc_conf);
+	free(s);
+}
+
+const char *kg_snapshot_kind_name(enum kg_snapshot_kind k)
+{
+	return k == KG_SNAPSHOT ? "snapshot" : k == KG_MEMORY_STATS ? "memory_stats" : "memory_summary";
+}
+
+const kg_stat *kg_snapshot_stat(const kg_snapshot *s, const char *name)
+{
+	for (size_t i = 0; i < s->nstats; i++)
+		if (!strcmp(s->stats[i].name, name))
+			return &s->stats[i];
+	return NULL;
+}
+
+void kg_snapshot_add_stat(kg_snapshot *s, const char *name, double value, bool replace)
+{
+	for (size_t i = 0; replace && i < s->nstats; i++) {
+		if (strcmp(s->stats[i].name, name))
+			continue;
+		free(s->stats[i].name);
+		memmove(&s->stats[i], &s->stats[i + 1], (s->nstats - i - 1) * sizeof *s->stats);
+		s->nstats--;
+		break;
+	}
+	s->stats = kg_realloc(s->stats, (s->nstats + 1) * sizeof *s->stats);
+	s->stats[s->nstats++] = (kg_stat){kg_strdup(name), value};
+}
+
+kg_snapshot *kg_snapshot_load_ex(kg_source *src, kg_kind kind, unsigned flags, kg_error *err)
 {
 	snap_acc acc = {.series = (flags & KG_SNAP_SERIES) != 0};
-	cJSON *root = NULL, *o = NULL;
+	cJSON *root = NULL;
+	kg_snapshot *o = NULL;
 	if (kind == KG_KIND_PICKLE) {
 		kg_trace_sink sink = {&acc, acc_entry, true};
 		root = kg_pickle_load(src, &sink, err);
@@ -767,70 +815,67 @@ cJSON *kg_snapshot_load_ex(kg_source *src, kg_kind kind, unsigned flags, kg_erro
 
 /* ---- facts ---------------------------------------------------------------------- */
 
-static void fact_bytes(kg_facts *f, const char *name, const cJSON *o, const char *key, const char *prov)
+static void fact_exact(kg_facts *f, const char *name, int64_t bytes, const char *prov)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v))
-		kg_facts_set_bytes(f, name, kg_size_exact((int64_t)v->valuedouble), prov);
+	if (bytes != KG_NONE)
+		kg_facts_set_bytes(f, name, kg_size_exact(bytes), prov);
 }
 
-static void fact_num(kg_facts *f, const char *name, kg_fact_type type, const cJSON *o, const char *key,
-		     const char *prov)
+static void fact_stat(kg_facts *f, const char *name, const kg_snapshot *s, const char *key,
+		      kg_fact_type type, const char *prov)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v))
-		kg_facts_set_num(f, name, type, v->valuedouble, prov);
-	else if (cJSON_IsBool(v))
-		kg_facts_set_num(f, name, KG_FACT_BOOL, cJSON_IsTrue(v), prov);
+	const kg_stat *st = kg_snapshot_stat(s, key);
+	if (!st)
+		return;
+	if (type == KG_FACT_BYTES)
+		kg_facts_set_bytes(f, name, kg_size_exact((int64_t)st->value), prov);
+	else
+		kg_facts_set_num(f, name, type, st->value, prov);
 }
 
-void kg_snapshot_facts(const cJSON *snap, kg_facts *f)
+static void fact_setting(kg_facts *f, const char *name, kg_fact_type type, kg_setting v, const char *prov)
 {
-	const cJSON *pathj = cJSON_GetObjectItemCaseSensitive(snap, "path");
-	const char *prov = cJSON_IsString(pathj) ? pathj->valuestring : NULL;
-	if (str_eq(snap, "kind", "snapshot")) {
-		const cJSON *best = NULL, *d;
-		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(snap, "devices"))
-			if (!best || num_or(d, "reserved_bytes", 0) > num_or(best, "reserved_bytes", 0))
-				best = d;
+	if (v.set)
+		kg_facts_set_num(f, name, v.is_bool ? KG_FACT_BOOL : type, v.value, prov);
+}
+
+void kg_snapshot_facts(const kg_snapshot *snap, kg_facts *f)
+{
+	const char *prov = snap->path;
+	if (snap->kind == KG_SNAPSHOT) {
+		const kg_snapshot_device *best = NULL;
+		for (size_t i = 0; i < snap->ndevices; i++)
+			if (!best || snap->devices[i].reserved_bytes > best->reserved_bytes)
+				best = &snap->devices[i];
 		if (best) {
-			static const char *const dev_facts[][2] = {
-				{"snapshot.reserved", "reserved_bytes"}, {"snapshot.allocated", "allocated_bytes"},
-				{"snapshot.active", "active_bytes"}, {"snapshot.requested", "requested_bytes"},
-				{"snapshot.inactive", "inactive_bytes"},
-				{"snapshot.largest_free_block", "largest_free_block_bytes"},
-			};
-			for (size_t i = 0; i < sizeof dev_facts / sizeof dev_facts[0]; i++)
-				fact_bytes(f, dev_facts[i][0], best, dev_facts[i][1], prov);
-			fact_num(f, "snapshot.fragmentation", KG_FACT_RATIO, best, "fragmentation", prov);
-			fact_num(f, "snapshot.segments", KG_FACT_COUNT, best, "segments", prov);
-			const cJSON *tr = cJSON_GetObjectItemCaseSensitive(best, "trace");
-			fact_bytes(f, "snapshot.peak_requested", tr, "peak_requested_bytes", prov);
-			fact_bytes(f, "snapshot.peak_reserved", tr, "peak_reserved_bytes", prov);
-			const cJSON *ann = cJSON_GetObjectItemCaseSensitive(tr, "peak_annotation");
-			if (cJSON_IsString(ann))
-				kg_facts_set_str(f, "snapshot.peak_phase", ann->valuestring, prov);
-			const cJSON *ooms = cJSON_GetObjectItemCaseSensitive(tr, "oom");
-			int n = cJSON_GetArraySize(ooms);
-			if (n > 0)
-				fact_bytes(f, "snapshot.oom_requested", cJSON_GetArrayItem(ooms, n - 1), "size_bytes", prov);
+			fact_exact(f, "snapshot.reserved", best->reserved_bytes, prov);
+			fact_exact(f, "snapshot.allocated", best->allocated_bytes, prov);
+			fact_exact(f, "snapshot.active", best->active_bytes, prov);
+			fact_exact(f, "snapshot.requested", best->requested_bytes, prov);
+			fact_exact(f, "snapshot.inactive", best->inactive_bytes, prov);
+			fact_exact(f, "snapshot.largest_free_block", best->largest_free_block_bytes, prov);
+			kg_facts_set_num(f, "snapshot.fragmentation", KG_FACT_RATIO, best->fragmentation, prov);
+			kg_facts_set_num(f, "snapshot.segments", KG_FACT_COUNT, (double)best->segments, prov);
+			const kg_snapshot_trace *tr = &best->trace;
+			fact_exact(f, "snapshot.peak_requested", tr->peak_requested_bytes, prov);
+			fact_exact(f, "snapshot.peak_reserved", tr->peak_reserved_bytes, prov);
+			if (tr->peak_annotation)
+				kg_facts_set_str(f, "snapshot.peak_phase", tr->peak_annotation, prov);
+			if (tr->noom > 0)
+				fact_exact(f, "snapshot.oom_requested", tr->oom[tr->noom - 1].size_bytes, prov);
 		}
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(snap, "allocator_settings");
-		if (cJSON_IsObject(s)) {
-			fact_num(f, "alloc_conf.expandable_segments", KG_FACT_BOOL, s, "expandable_segments", prov);
-			if (num_or(s, "max_split_size", -1) >= 0)
-				fact_bytes(f, "alloc_conf.max_split_size", s, "max_split_size", prov);
-			fact_num(f, "alloc_conf.garbage_collection_threshold", KG_FACT_RATIO, s,
-				 "garbage_collection_threshold", prov);
-			const cJSON *raw = cJSON_GetObjectItemCaseSensitive(s, "PYTORCH_CUDA_ALLOC_CONF");
-			if (cJSON_IsString(raw) && raw->valuestring[0])
-				kg_facts_set_str(f, "alloc_conf.setting", raw->valuestring, prov);
+		if (snap->allocator_settings) {
+			fact_setting(f, "alloc_conf.expandable_segments", KG_FACT_BOOL, snap->expandable_segments, prov);
+			kg_setting m = snap->max_split_size;
+			if (m.set && !m.is_bool && isfinite(m.value) && m.value >= 0)
+				kg_facts_set_bytes(f, "alloc_conf.max_split_size", kg_size_exact((int64_t)m.value), prov);
+			fact_setting(f, "alloc_conf.garbage_collection_threshold", KG_FACT_RATIO,
+				     snap->garbage_collection_threshold, prov);
+			if (snap->alloc_conf && snap->alloc_conf[0])
+				kg_facts_set_str(f, "alloc_conf.setting", snap->alloc_conf, prov);
 		}
 		return;
 	}
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(snap, "stats");
-	if (!st)
-		return;
 	static const char *const stat_facts[][2] = {
 		{"snapshot.allocated", "allocated_bytes.all.current"},
 		{"snapshot.reserved", "reserved_bytes.all.current"},
@@ -841,7 +886,7 @@ void kg_snapshot_facts(const cJSON *snap, kg_facts *f)
 		{"snapshot.peak_reserved", "reserved_bytes.all.peak"},
 	};
 	for (size_t i = 0; i < sizeof stat_facts / sizeof stat_facts[0]; i++)
-		fact_bytes(f, stat_facts[i][0], st, stat_facts[i][1], prov);
-	fact_num(f, "snapshot.num_ooms", KG_FACT_COUNT, st, "num_ooms", prov);
-	fact_num(f, "snapshot.num_alloc_retries", KG_FACT_COUNT, st, "num_alloc_retries", prov);
+		fact_stat(f, stat_facts[i][0], snap, stat_facts[i][1], KG_FACT_BYTES, prov);
+	fact_stat(f, "snapshot.num_ooms", snap, "num_ooms", KG_FACT_COUNT, prov);
+	fact_stat(f, "snapshot.num_alloc_retries", snap, "num_alloc_retries", KG_FACT_COUNT, prov);
 }

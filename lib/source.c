@@ -1,6 +1,8 @@
 /* source.c — see include/source.h. */
 #include "source.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -25,36 +27,123 @@ const char *kg_kind_name(kg_kind k)
 	return "unknown";
 }
 
-/* After a short read: true when the input really ended (no zlib error,
- * and a gzip stream reached its end), false when it was cut short. */
-static bool clean_end(kg_source *src)
-{
-	int errnum = 0;
-	gzerror(src->gz, &errnum);
-	if (errnum != Z_OK && errnum != Z_STREAM_END)
-		return false;
-	return !(src->gzip && !gzeof(src->gz));
-}
-
-static int gz_failed(kg_source *src, kg_error *err)
-{
-	int errnum = 0;
-	const char *msg = gzerror(src->gz, &errnum);
-	if (errnum == Z_ERRNO)
-		return kg_fail(err, "read error after %lld bytes: %s", (long long)src->bytes_read, strerror(errno));
-	if (errnum == Z_BUF_ERROR || (msg && strstr(msg, "unexpected end")))
-		return kg_fail(err, "truncated gzip data: the compressed stream ends early "
-			       "(after %lld bytes of text)", (long long)gztell(src->gz));
-	return kg_fail(err, "corrupt gzip data: %s", msg ? msg : "unknown error");
-}
+#define RAW_CHUNK (1u << 17)
 
 static void source_init(kg_source *src, const char *path, const char *name)
 {
 	memset(src, 0, sizeof *src);
 	src->fd = -1;
 	src->file_size = -1;
+	src->trailing_at = -1;
+	src->shrunk_to = -1;
 	src->path = kg_strdup(path);
 	src->name = kg_strdup(name);
+}
+
+/* Counts r raw bytes read; at the end of a regular file (r == 0), a size
+ * below the one seen at open is recorded in shrunk_to. Returns r. */
+static ssize_t counted(kg_source *src, ssize_t r)
+{
+	src->raw_read += r;
+	if (r == 0 && src->file_size >= 0) {
+		struct stat st;
+		if (fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < src->file_size)
+			src->shrunk_to = st.st_size;
+	}
+	return r;
+}
+
+/* Refills src->in from fd when it is used up. Returns the bytes available
+ * (0 at end of file) or -1 with err. At the end of a regular file, a size
+ * below the one seen at open is recorded in shrunk_to. */
+static ssize_t raw_fill(kg_source *src, kg_error *err)
+{
+	if (src->inpos < src->inlen)
+		return (ssize_t)(src->inlen - src->inpos);
+	ssize_t r;
+	do
+		r = read(src->fd, src->in, RAW_CHUNK);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return kg_fail(err, "read error after %lld bytes: %s", (long long)src->raw_read, strerror(errno));
+	src->inlen = (size_t)r;
+	src->inpos = 0;
+	return counted(src, r);
+}
+
+static int truncated_gzip(kg_source *src, kg_error *err)
+{
+	return kg_fail(err, "truncated gzip data: the compressed stream ends early "
+		       "(after %lld bytes of text)", (long long)src->bytes_read);
+}
+
+/* Inflates into buf (gzip members one after another, as gzip -d does);
+ * after the last member, bytes that do not start another member are plain
+ * text (mode 2, trailing_at set). Returns the count, 0 at the end, -1. */
+static ssize_t gz_read(kg_source *src, unsigned char *buf, size_t n, kg_error *err)
+{
+	for (;;) {
+		if (src->mode == 2) {
+			ssize_t r = raw_fill(src, err);
+			if (r <= 0)
+				return r;
+			size_t k = (size_t)r < n ? (size_t)r : n;
+			memcpy(buf, src->in + src->inpos, k);
+			src->inpos += k;
+			return (ssize_t)k;
+		}
+		ssize_t avail = raw_fill(src, err);
+		if (avail < 0)
+			return -1;
+		if (avail == 0)
+			return src->member_open ? truncated_gzip(src, err) : 0;
+		if (!src->member_open) {
+			/* between members: another one, or plain text */
+			if (src->in[src->inpos] == 0x1f && (src->inlen - src->inpos < 2 ||
+							    src->in[src->inpos + 1] == 0x8b)) {
+				inflateReset(src->zs);
+				src->member_open = true;
+			} else {
+				src->mode = 2;
+				src->trailing_at = src->raw_read - (int64_t)(src->inlen - src->inpos);
+				continue;
+			}
+		}
+		src->zs->next_in = src->in + src->inpos;
+		src->zs->avail_in = (uInt)(src->inlen - src->inpos);
+		src->zs->next_out = buf;
+		src->zs->avail_out = (uInt)n;
+		int ret = inflate(src->zs, Z_NO_FLUSH);
+		src->inpos = src->inlen - src->zs->avail_in;
+		size_t produced = n - src->zs->avail_out;
+		if (ret == Z_STREAM_END)
+			src->member_open = false;
+		else if (ret != Z_OK && ret != Z_BUF_ERROR)
+			return kg_fail(err, "corrupt gzip data: %s",
+				       src->zs->msg ? src->zs->msg : "invalid compressed data");
+		if (produced)
+			return (ssize_t)produced;
+	}
+}
+
+/* Reads decompressed bytes from the stream behind the head. */
+static ssize_t stream_read(kg_source *src, unsigned char *buf, size_t n, kg_error *err)
+{
+	if (src->mode != 0)
+		return gz_read(src, buf, n, err);
+	if (src->inpos < src->inlen) {
+		size_t k = src->inlen - src->inpos < n ? src->inlen - src->inpos : n;
+		memcpy(buf, src->in + src->inpos, k);
+		src->inpos += k;
+		return (ssize_t)k;
+	}
+	ssize_t r;
+	do
+		r = read(src->fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return kg_fail(err, "read error after %lld bytes: %s", (long long)src->raw_read, strerror(errno));
+	return counted(src, r);
 }
 
 /* Fills src for an already open fd (taken over: closed on failure and by
@@ -63,34 +152,33 @@ static int open_fd(kg_source *src, int fd, const char *path, const char *name, k
 {
 	source_init(src, path, name);
 	struct stat st;
+	src->fd = fd;
 	if (fstat(fd, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			close(fd);
+		if (S_ISDIR(st.st_mode))
 			return kg_fail(err, "is a directory");
-		}
 		if (S_ISREG(st.st_mode))
 			src->file_size = st.st_size;
 	}
-	/* Peek the gzip magic without consuming: gzdopen decides itself, but
-	 * we want to report it. */
-	src->fd = fd;
-	src->gz = gzdopen(fd, "rb");
-	if (!src->gz) {
-		close(fd);
-		src->fd = -1;
-		return kg_fail(err, "cannot open: %s", strerror(errno ? errno : ENOMEM));
+	src->in = kg_malloc(RAW_CHUNK);
+	if (raw_fill(src, err) < 0)
+		return -1;
+	/* the gzip magic (RFC 1952 §2.3.1: ID1 0x1f, ID2 0x8b) */
+	if (src->inlen >= 2 && src->in[0] == 0x1f && src->in[1] == 0x8b) {
+		src->zs = kg_calloc(1, sizeof *src->zs);
+		if (inflateInit2(src->zs, 15 + 16) != Z_OK)
+			return kg_fail(err, "cannot start gzip decompression");
+		src->mode = 1;
+		src->member_open = true;
+		src->gzip = true;
 	}
-	gzbuffer(src->gz, 1 << 17);
-	int n = gzread(src->gz, src->head, sizeof src->head);
-	if (n < 0) {
-		int r = gz_failed(src, err);
-		return r;
+	while (src->headlen < sizeof src->head) {
+		ssize_t r = stream_read(src, src->head + src->headlen, sizeof src->head - src->headlen, err);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		src->headlen += (size_t)r;
 	}
-	src->headlen = (size_t)n;
-	src->gzip = !gzdirect(src->gz);
-	/* short read: either EOF or a gzip stream cut short */
-	if ((size_t)n < sizeof src->head && !clean_end(src))
-		return gz_failed(src, err);
 	return 0;
 }
 
@@ -112,17 +200,21 @@ int kg_source_open_fd(kg_source *src, int fd, const char *name, kg_error *err)
 	return open_fd(src, fd, name, name, err);
 }
 
-/* Not text: more than 1/8 of the bytes are NULs, control bytes other than
- * the usual whitespace/escape, or bytes that are not valid UTF-8. A log
- * with a few NULs or some Latin-1 bytes is still text. */
+/* Not text: more than 1/8 of the bytes other than NUL are control bytes
+ * other than the usual whitespace/escape, or bytes that are not valid
+ * UTF-8. NULs do not count either way: a page of them is what a log looks
+ * like after a node crash or a copytruncate hole, and a log with some
+ * Latin-1 bytes is still text. */
 static bool looks_binary(const unsigned char *p, size_t n)
 {
-	size_t bad = 0;
+	size_t bad = 0, nul = 0;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = p[i];
 		if (c < 0x80) {
-			if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r' &&
-				       c != '\f' && c != '\b' && c != 0x1b && c != '\v'))
+			if (c == 0)
+				nul++;
+			else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' &&
+				 c != '\f' && c != '\b' && c != 0x1b && c != '\v')
 				bad++;
 			i++;
 			continue;
@@ -136,7 +228,7 @@ static bool looks_binary(const unsigned char *p, size_t n)
 			i += len;
 		}
 	}
-	return bad * 8 > n;
+	return bad * 8 > n - nul;
 }
 
 static bool starts_with(const unsigned char *p, size_t n, const char *s)
@@ -145,9 +237,12 @@ static bool starts_with(const unsigned char *p, size_t n, const char *s)
 	return n >= L && memcmp(p, s, L) == 0;
 }
 
-/* A standalone memory_summary(): the first non-blank line is the "|===" rule
- * and the title follows within a few lines. */
-static bool looks_summary(const unsigned char *p, size_t n)
+/* A standalone memory_summary(): the first non-blank line is the "|===" rule,
+ * the title follows within a few lines, and after the table's closing rule
+ * (its third "|===" line) nothing but blank space is left in the head, which
+ * holds the whole input. A log that starts with a table is a log (the
+ * scanner reads tables inside logs). */
+static bool looks_summary(const unsigned char *p, size_t n, bool whole)
 {
 	size_t i = 0;
 	while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
@@ -155,19 +250,40 @@ static bool looks_summary(const unsigned char *p, size_t n)
 	if (!starts_with(p + i, n - i, "|====="))
 		return false;
 	size_t lim = n - i < 600 ? n - i : 600;
-	return kg_memcasemem((const char *)p + i, lim, "memory summary", 14) != NULL;
+	if (!kg_memcasemem((const char *)p + i, lim, "memory summary", 14))
+		return false;
+	if (!whole)
+		return false;
+	int rules = 0;
+	size_t pos = i;
+	while (pos < n && rules < 3) {
+		const unsigned char *nl = memchr(p + pos, '\n', n - pos);
+		size_t end = nl ? (size_t)(nl - p) : n;
+		if (starts_with(p + pos, end - pos, "|===="))
+			rules++;
+		pos = end + 1;
+	}
+	if (rules < 3)
+		return false;
+	for (; pos < n; pos++)
+		if (p[pos] != ' ' && p[pos] != '\n' && p[pos] != '\r' && p[pos] != '\t')
+			return false;
+	return true;
 }
 
-/* A YAML training config: starts with "---"/"%YAML", or its first lines are
- * all `key: value` / `- item` / comments, with at least one nested key. A
- * log line such as "Epoch: 3" alone does not make a config. */
+/* A YAML training config: starts with "%YAML", or its first lines (after an
+ * optional "---") are all `key: value` / `- item` / comments, with at least
+ * one nested key. A log line such as "Epoch: 3" alone does not make a
+ * config, nor does a log that starts with a "---" rule. */
 static bool looks_yaml(const unsigned char *p, size_t n)
 {
 	size_t i = 0;
 	while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r'))
 		i++;
-	if (starts_with(p + i, n - i, "%YAML") || starts_with(p + i, n - i, "---\n"))
+	if (starts_with(p + i, n - i, "%YAML"))
 		return true;
+	if (starts_with(p + i, n - i, "---\n"))
+		i += 4;
 	int keys = 0, nested = 0, lines = 0;
 	size_t pos = i;
 	while (pos < n && lines < 40) {
@@ -201,6 +317,38 @@ static bool looks_yaml(const unsigned char *p, size_t n)
 	return keys >= 3 && nested >= 1;
 }
 
+/* One JSON document whose keys are an allocator snapshot's (segments,
+ * device_traces; torch.cuda.memory._snapshot()) or memory_stats()'s
+ * (torch/cuda/memory.py): p[i] is its '{'. A first line that is a whole
+ * JSON object with more lines after it is JSON Lines (Docker json-file,
+ * Vector, Fluent Bit, journalctl -o json): a log. */
+static bool looks_json_document(const unsigned char *p, size_t n, size_t i)
+{
+	const unsigned char *nl = memchr(p + i, '\n', n - i);
+	if (nl) {
+		size_t j = (size_t)(nl - p) + 1;
+		while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r' || p[j] == '\n'))
+			j++;
+		if (j < n && p[j] == '{') {
+			const char *end = NULL;
+			cJSON *o = cJSON_ParseWithLengthOpts((const char *)p + i, (size_t)(nl - p) - i, &end, 0);
+			bool one_line = o && cJSON_IsObject(o);
+			cJSON_Delete(o);
+			if (one_line)
+				return false;
+		}
+	}
+	static const char *const keys[] = {
+		"\"segments\"", "\"device_traces\"", "\"allocated_bytes", "\"reserved_bytes",
+		"\"active_bytes", "\"active.", "\"num_ooms\"", "\"num_alloc_retries\"", "\"allocation.",
+		"\"segment.", "\"requested_bytes", "\"inactive_split",
+	};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		if (memmem(p + i, n - i, keys[k], strlen(keys[k])))
+			return true;
+	return false;
+}
+
 kg_kind kg_source_sniff(const kg_source *src)
 {
 	const unsigned char *p = src->head;
@@ -211,6 +359,9 @@ kg_kind kg_source_sniff(const kg_source *src)
 		return KG_KIND_PICKLE;
 	if (starts_with(p, n, "PK\x03\x04"))
 		return KG_KIND_ZIP;
+	/* UTF-16 with a byte order mark: text (envelope.c transcodes it) */
+	if (n >= 2 && ((p[0] == 0xff && p[1] == 0xfe) || (p[0] == 0xfe && p[1] == 0xff)))
+		return KG_KIND_LOG;
 	size_t i = 0;
 	if (starts_with(p, n, "\xef\xbb\xbf"))
 		i = 3;
@@ -219,9 +370,9 @@ kg_kind kg_source_sniff(const kg_source *src)
 	/* text first: random bytes that happen to start with '{' are not JSON */
 	if (looks_binary(p, n))
 		return KG_KIND_BINARY;
-	if (i < n && p[i] == '{')
+	if (i < n && p[i] == '{' && looks_json_document(p, n, i))
 		return KG_KIND_JSON;
-	if (looks_summary(p, n))
+	if (looks_summary(p, n, n < sizeof src->head))
 		return KG_KIND_SUMMARY;
 	if (looks_yaml(p, n))
 		return KG_KIND_YAML;
@@ -255,7 +406,7 @@ static void show_progress(kg_source *src)
 	if (t - src->progress_last < 0.2)
 		return;
 	src->progress_last = t;
-	double done = src->gzip ? (double)gzoffset(src->gz) : (double)src->bytes_read;
+	double done = src->gzip ? (double)src->raw_read : (double)src->bytes_read;
 	char a[32], b[32], r[32];
 	human(done, a, sizeof a);
 	human(done / (t - src->progress_start > 1e-3 ? t - src->progress_start : 1e-3), r, sizeof r);
@@ -283,27 +434,15 @@ ssize_t kg_source_read(kg_source *src, void *buf, size_t n, kg_error *err)
 		src->bytes_read += (int64_t)k;
 		return (ssize_t)k;
 	}
-	if (src->eof || !src->gz)
+	if (src->eof || src->fd < 0)
 		return 0;
 	if (n > (1u << 30))
 		n = 1u << 30;
-	int r = gzread(src->gz, buf, (unsigned)n);
+	ssize_t r = stream_read(src, buf, n, err);
 	if (r < 0)
-		return gz_failed(src, err);
-	if (r == 0) {
-		if (!clean_end(src))
-			return gz_failed(src, err);
+		return -1;
+	if (r == 0)
 		src->eof = true;
-		return 0;
-	}
-	if ((size_t)r < n) {
-		int errnum = 0;
-		gzerror(src->gz, &errnum);
-		if (errnum == Z_BUF_ERROR) {
-			src->bytes_read += r;
-			return gz_failed(src, err);
-		}
-	}
 	src->bytes_read += r;
 	return r;
 }
@@ -314,10 +453,13 @@ void kg_source_close(kg_source *src)
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 	}
-	if (src->gz)
-		gzclose(src->gz); /* closes fd */
-	else if (src->fd >= 0)
+	if (src->zs) {
+		inflateEnd(src->zs);
+		free(src->zs);
+	}
+	if (src->fd >= 0)
 		close(src->fd);
+	free(src->in);
 	free(src->path);
 	free(src->name);
 	memset(src, 0, sizeof *src);

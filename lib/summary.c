@@ -6,7 +6,6 @@
  * are split on '|', never by column, because wide values widen the line. */
 #include "summary.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +100,7 @@ static long long header_int(const char *l, size_t n, const char *label)
 	return v;
 }
 
-cJSON *kg_summary_parse(const char *text, size_t n, const char *path, kg_error *err)
+kg_snapshot *kg_summary_parse(const char *text, size_t n, const char *path, kg_error *err)
 {
 	/* A table pasted on one line keeps its line breaks as literal "\n". */
 	char *owned = NULL;
@@ -119,7 +118,7 @@ cJSON *kg_summary_parse(const char *text, size_t n, const char *path, kg_error *
 		text = owned = kg_buf_steal(&b);
 	}
 
-	cJSON *stats = cJSON_CreateObject();
+	kg_snapshot *o = kg_snapshot_new(path, KG_MEMORY_SUMMARY);
 	long long device = -1, ooms = -1, retries = -1;
 	int cur = -1;   /* index into rows[] of the last main row */
 	int found = 0;
@@ -179,7 +178,7 @@ cJSON *kg_summary_parse(const char *text, size_t n, const char *path, kg_error *
 		for (int c = 0; c < 4; c++) {
 			double val;
 			if (cell_value(f[c + 1], fl[c + 1], rows[r].bytes, &val) < 0) {
-				cJSON_Delete(stats);
+				kg_snapshot_free(o);
 				free(owned);
 				kg_fail_line(err, lineno, "memory_summary: cannot read the %s cell of row '%s'",
 					     metrics[c], rows[r].label);
@@ -190,28 +189,20 @@ cJSON *kg_summary_parse(const char *text, size_t n, const char *path, kg_error *
 				snprintf(key, sizeof key, "%s.%s.%s", rows[r].stat, pool, metrics[c]);
 			else
 				snprintf(key, sizeof key, "%s.%s", rows[r].stat, metrics[c]);
-			cJSON_DeleteItemFromObjectCaseSensitive(stats, key);
-			cJSON_AddNumberToObject(stats, key, val);
+			kg_snapshot_add_stat(o, key, val, true);
 		}
 		found++;
 	}
 	free(owned);
 	if (!found) {
-		cJSON_Delete(stats);
+		kg_snapshot_free(o);
 		kg_fail_line(err, lineno ? lineno : 1, "memory_summary: no metric rows found");
 		return NULL;
 	}
 	if (ooms >= 0)
-		cJSON_AddNumberToObject(stats, "num_ooms", (double)ooms);
+		kg_snapshot_add_stat(o, "num_ooms", (double)ooms, false);
 	if (retries >= 0)
-		cJSON_AddNumberToObject(stats, "num_alloc_retries", (double)retries);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "path", path ? path : "-");
-	cJSON_AddStringToObject(o, "kind", "memory_summary");
-	if (device >= 0)
-		cJSON_AddNumberToObject(o, "device", (double)device);
-	else
-		cJSON_AddNullToObject(o, "device");
-	cJSON_AddItemToObject(o, "stats", stats);
+		kg_snapshot_add_stat(o, "num_alloc_retries", (double)retries, false);
+	o->device = device >= 0 ? device : KG_NONE;
 	return o;
 }

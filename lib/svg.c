@@ -1,9 +1,9 @@
 /* svg.c — see include/svg.h. Plain SVG 1.1 (polyline, rect, line, text),
  * sizes labelled the way c10 format_size prints them (kg_size_format). */
 #include "svg.h"
+#include "snapshot.h"
 #include "units.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -149,12 +149,6 @@ static double chart(kg_buf *b, double top, const char *title, const char *xname,
 
 /* ---- snapshots ----------------------------------------------------------- */
 
-static int64_t num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : KG_NONE;
-}
-
 static const char *state_color(const char *s)
 {
 	return !strcmp(s, "active_allocated") ? "#d62728"
@@ -164,12 +158,11 @@ static const char *state_color(const char *s)
 
 /* Segments packed left to right in rows of W − 2·20 px; scale so the
  * largest segment fills at most a row and the whole map takes ≤ ~12 rows. */
-static double segment_map(kg_buf *b, double top, const cJSON *map)
+static double segment_map(kg_buf *b, double top, const kg_segment_view *map, size_t nmap)
 {
 	double total = 0, largest = 0, rw = W - 40, rh = 16, gap = 3;
-	const cJSON *s;
-	cJSON_ArrayForEach(s, map) {
-		double sz = (double)num(s, "total_size");
+	for (size_t i = 0; i < nmap; i++) {
+		double sz = (double)map[i].total_size;
 		total += sz > 0 ? sz : 0;
 		largest = fmax(largest, sz);
 	}
@@ -178,7 +171,7 @@ static double segment_map(kg_buf *b, double top, const cJSON *map)
 	double bpp = fmax(largest, total / 12) / rw;  /* bytes per pixel */
 	char lb[200], sb[64];
 	snprintf(lb, sizeof lb, "Segment map: %d largest segments, largest first (width ∝ bytes; 1 px = %s)",
-		 cJSON_GetArraySize(map), size_str((int64_t)bpp, sb, sizeof sb));
+		 (int)nmap, size_str((int64_t)bpp, sb, sizeof sb));
 	text_at(b, 20, top + 18, "font-size=\"14\" font-weight=\"bold\"", lb);
 	static const char *const states[] = {"active_allocated", "active_pending_free", "inactive"};
 	for (int i = 0; i < 3; i++) {
@@ -187,28 +180,24 @@ static double segment_map(kg_buf *b, double top, const cJSON *map)
 		text_at(b, 36 + 190 * i, top + 35, "font-size=\"11\"", states[i]);
 	}
 	double x = 0, y = top + 46;
-	cJSON_ArrayForEach(s, map) {
-		double w = fmax(2, (double)num(s, "total_size") / bpp);
+	for (size_t i = 0; i < nmap; i++) {
+		const kg_segment_view *s = &map[i];
+		double w = fmax(2, (double)s->total_size / bpp);
 		if (x > 0 && x + w > rw) {
 			x = 0;
 			y += rh + gap;
 		}
-		double ox = 20 + x, sz = (double)num(s, "total_size");
-		const cJSON *r;
-		cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(s, "runs")) {
-			const cJSON *rb = cJSON_GetArrayItem(r, 0), *rs = cJSON_GetArrayItem(r, 1);
-			if (!cJSON_IsNumber(rb) || !cJSON_IsString(rs) || sz <= 0)
-				continue;
-			double rwid = w * rb->valuedouble / sz;
+		double ox = 20 + x, sz = (double)s->total_size;
+		for (size_t k = 0; k < s->nruns && sz > 0; k++) {
+			double rwid = w * (double)s->runs[k].bytes / sz;
 			kg_buf_printf(b, "<rect class=\"block\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>\n",
-				      ox, y, rwid, rh, state_color(rs->valuestring));
+				      ox, y, rwid, rh, state_color(s->runs[k].state));
 			ox += rwid;
 		}
 		kg_buf_printf(b, "<rect class=\"segment\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
 			      "fill=\"none\" stroke=\"#333\" stroke-width=\"0.5\"><title>",
 			      20 + x, y, w, rh);
-		snprintf(lb, sizeof lb, "%s segment, %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "segment_type"))
-			 ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "segment_type")) : "unknown",
+		snprintf(lb, sizeof lb, "%s segment, %s", s->segment_type ? s->segment_type : "unknown",
 			 size_str((int64_t)sz, sb, sizeof sb));
 		put_text(b, lb);
 		kg_buf_puts(b, "</title></rect>\n");
@@ -217,42 +206,35 @@ static double segment_map(kg_buf *b, double top, const cJSON *map)
 	return y + rh + 20 - top;
 }
 
-static double snapshot_panels(kg_buf *b, double top, const cJSON *snap)
+static double snapshot_panels(kg_buf *b, double top, const kg_snapshot *snap)
 {
 	double h = 0;
-	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(snap, "path"));
-	const cJSON *d;
-	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(snap, "devices")) {
-		const cJSON *tr = cJSON_GetObjectItemCaseSensitive(d, "trace");
-		const cJSON *se = cJSON_GetObjectItemCaseSensitive(tr, "series");
-		const cJSON *pts = cJSON_GetObjectItemCaseSensitive(se, "points");
-		const cJSON *map = cJSON_GetObjectItemCaseSensitive(d, "segment_map");
+	const char *path = snap->path;
+	for (size_t di = 0; di < snap->ndevices; di++) {
+		const kg_snapshot_device *d = &snap->devices[di];
+		const kg_snapshot_trace *tr = &d->trace;
 		char title[512];
-		int n = cJSON_GetArraySize(pts);
-		if (num(tr, "entries") > 0 && n > 0) {
+		size_t n = tr->npoints;
+		if (tr->entries > 0 && n > 0) {
 			series ss[2] = {{"requested (allocated)", "#1f77b4", NULL, NULL, 0},
 					{"reserved", "#2ca02c", NULL, NULL, 0}};
 			for (int k = 0; k < 2; k++) {
-				ss[k].x = kg_malloc((size_t)n * sizeof(double));
-				ss[k].y = kg_malloc((size_t)n * sizeof(double));
+				ss[k].x = kg_malloc(n * sizeof(double));
+				ss[k].y = kg_malloc(n * sizeof(double));
 			}
-			const cJSON *p;
-			cJSON_ArrayForEach(p, pts) {
+			for (size_t i = 0; i < n; i++) {
+				const kg_series_point *p = &tr->points[i];
 				for (int k = 0; k < 2; k++) {
-					ss[k].x[ss[k].n] = cJSON_GetArrayItem(p, 0)->valuedouble;
-					ss[k].y[ss[k].n++] = cJSON_GetArrayItem(p, k + 1)->valuedouble;
+					ss[k].x[ss[k].n] = (double)p->entry;
+					ss[k].y[ss[k].n++] = (double)(k ? p->reserved_bytes : p->requested_bytes);
 				}
 			}
-			const cJSON *oe = cJSON_GetObjectItemCaseSensitive(se, "oom_entries");
 			size_t nm = 0;
-			marker *ms = kg_calloc((size_t)cJSON_GetArraySize(oe) + 1, sizeof *ms);
-			const cJSON *o;
-			int oi = 0;
-			cJSON_ArrayForEach(o, oe) {
-				const cJSON *oo = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(tr, "oom"), oi++);
+			marker *ms = kg_calloc(tr->noom_entries + 1, sizeof *ms);
+			for (size_t oi = 0; oi < tr->noom_entries; oi++) {
 				char sb[64];
-				int64_t sz = num(oo, "size_bytes");
-				ms[nm].x = o->valuedouble;
+				int64_t sz = oi < tr->noom ? tr->oom[oi].size_bytes : KG_NONE;
+				ms[nm].x = (double)tr->oom_entries[oi];
 				ms[nm].color = "#c00";
 				if (sz != KG_NONE)
 					snprintf(ms[nm].label, sizeof ms[nm].label, "OOM (%s)", size_str(sz, sb, sizeof sb));
@@ -260,10 +242,10 @@ static double snapshot_panels(kg_buf *b, double top, const cJSON *snap)
 					snprintf(ms[nm].label, sizeof ms[nm].label, "OOM");
 				nm++;
 			}
-			int64_t pe = num(se, "peak_entry");
-			int64_t pk = num(tr, "peak_requested_bytes");
+			int64_t pe = tr->peak_entry;
+			int64_t pk = tr->peak_requested_bytes;
 			snprintf(title, sizeof title, "%s, device %lld: trace replay, %lld entries",
-				 path ? path : "snapshot", (long long)num(d, "device"), (long long)num(tr, "entries"));
+				 path ? path : "snapshot", (long long)d->device, (long long)tr->entries);
 			h += chart(b, top + h, title, "trace entry", ss, 2, ms, nm,
 				   pe != KG_NONE ? (double)pe : 0, pe != KG_NONE && pk != KG_NONE ? (double)pk : -1);
 			free(ms);
@@ -272,8 +254,8 @@ static double snapshot_panels(kg_buf *b, double top, const cJSON *snap)
 				free(ss[k].y);
 			}
 		}
-		if (cJSON_GetArraySize(map) > 0)
-			h += segment_map(b, top + h, map);
+		if (d->nsegment_map > 0)
+			h += segment_map(b, top + h, d->segment_map, d->nsegment_map);
 	}
 	return h;
 }
@@ -350,12 +332,9 @@ char *kg_svg_render(const kg_report *rep, const kg_log_facts *lfs, const size_t 
 {
 	kg_buf body = {0};
 	double h = 10;
-	const cJSON *snap;
-	cJSON_ArrayForEach(snap, rep->snapshots) {
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(snap, "kind");
-		if (cJSON_IsString(k) && !strcmp(k->valuestring, "snapshot"))
-			h += snapshot_panels(&body, h, snap);
-	}
+	for (size_t i = 0; i < rep->nsnapshots; i++)
+		if (rep->snapshots[i]->kind == KG_SNAPSHOT)
+			h += snapshot_panels(&body, h, rep->snapshots[i]);
 	for (size_t i = 0; i < nlogs; i++)
 		h += log_panel(&body, h, rep, &lfs[i], logs_first[i], logs_first[i + 1]);
 	if (h <= 10) {

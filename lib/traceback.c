@@ -175,14 +175,17 @@ static bool contains(const char *s, const char *needle)
 
 enum { P_NONE, P_FORWARD, P_MODEL_LOAD, P_DATA, P_BACKWARD, P_OPTIMIZER, P_EVAL, P_CHECKPOINT };
 
-static const char *phase_names[] = {
-	NULL, "forward", "model-load", "data", "backward", "optimizer", "eval", "checkpoint",
+/* P_* (ordered by precedence: the highest over all frames wins) → kg_phases */
+static const int phase_ids[] = {
+	-1, KG_PHASE_FORWARD, KG_PHASE_MODEL_LOAD, KG_PHASE_DATA, KG_PHASE_BACKWARD,
+	KG_PHASE_OPTIMIZER, KG_PHASE_EVAL, KG_PHASE_CHECKPOINT,
 };
 
 static int frame_phase(const kg_frame *f)
 {
 	static const char *const eval_tokens[] = {
-		"eval", "evaluate", "evaluation", "evaluator", "validate", "validation",
+		"eval", /* a word of function names, not vocabulary */
+		"evaluate", "evaluation", "evaluator", "validate", "validation",
 		"valid", "val", "test", "predict", "prediction", "predictions",
 		"inference", "infer", "generate", "generation", "score", "scoring",
 		"rank", "ranking", NULL};
@@ -238,5 +241,5 @@ const char *kg_tb_phase(const kg_frame *frames, size_t n)
 		if (p > best)
 			best = p;
 	}
-	return phase_names[best];
+	return kg_vocab_word(&kg_phases, phase_ids[best]);
 }

@@ -117,11 +117,8 @@ static void fixture_report(kg_report *r)
 			       "with freed_by_count=0.");
 	b->mem.requested = fixture_size("2.15GiB");
 
-	cJSON *p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "path", "configs/tune.yaml");
-	cJSON_AddStringToObject(p, "diff", "--- a/configs/tune.yaml\n+++ b/configs/tune.yaml\n"
-				"@@ -3,1 +3,1 @@\n-n_jobs: 4\n+n_jobs: 3\n");
-	cJSON_AddItemToArray(r->patches, p);
+	kg_report_add_patch(r, "configs/tune.yaml", "--- a/configs/tune.yaml\n+++ b/configs/tune.yaml\n"
+			    "@@ -3,1 +3,1 @@\n-n_jobs: 4\n+n_jobs: 3\n");
 	kg_report_note(r, "line 9001 of %s is longer than 1 MiB; kept its first 1 MiB", FIXTURE_LOG);
 }
 

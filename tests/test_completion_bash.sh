@@ -27,7 +27,8 @@ if [ "$1 $2" = "rules list" ]; then
 fi
 EOF
 printf '#!/bin/sh\necho "kgmem-diagnose: rules is not available" >&2\nexit 2\n' > "$tmp/bad/kgmem-diagnose"
-chmod +x "$tmp/bin/kgmem-diagnose" "$tmp/bad/kgmem-diagnose"
+printf '#!/bin/sh\n' > "$tmp/bin/kgtrainfake"
+chmod +x "$tmp/bin/kgmem-diagnose" "$tmp/bad/kgmem-diagnose" "$tmp/bin/kgtrainfake"
 touch "$tmp/work/train.log" "$tmp/work/train.log.gz" "$tmp/work/cfg.yaml" "$tmp/work/notes.txt"
 
 # expect_via COMPLETER LABEL LINE WANT: COMPLETER LINE prints the sorted
@@ -81,6 +82,17 @@ run_cases() {
 	expect "kgmem-diagnose rules show x " ""
 	expect "kgmem-diagnose calc --bu" "--budget"
 	expect "kgmem-diagnose explain --c" "--config"
+	expect "kgmem-diagnose ru" "rules run runs"
+	expect "kgmem-diagnose run --sn" "--snapshot-on-oom"
+	expect "kgmem-diagnose run --rep" "--report"
+	expect "kgmem-diagnose run " "--"
+	expect "kgmem-diagnose run --snapshot-on-oom " "my-rules runs"
+	expect "kgmem-diagnose run --fail-on e" "error"
+	expect "kgmem-diagnose run --label job=1 --report r.json --sn" "--snapshot-on-oom"
+	PATH=$tmp/bin:$PATH expect "kgmem-diagnose run -- kgtrainf" "kgtrainfake"
+	PATH=$tmp/bin:$PATH expect "kgmem-diagnose run --log x.log kgtrainf" "kgtrainfake"
+	expect "kgmem-diagnose run -- python tr" "train.log train.log.gz"
+	expect "kgmem-diagnose run -- python --fo" ""
 }
 
 (run_cases standalone) > "$tmp/out1"
@@ -119,6 +131,11 @@ if command -v fish >/dev/null; then
 	fexpect "kgmem-diagnose --fail-on " "error info never warning"
 	fexpect "kgmem-diagnose rules " "check facts list show"
 	fexpect "kgmem-diagnose rules show c" "capacity.shortfall"
+	fexpect "kgmem-diagnose run --fail-on " "error info never warning"
+	fexpect "kgmem-diagnose run --snap" "--snapshot-on-oom"
+	fexpect "kgmem-diagnose run -- kgtrainf" "kgtrainfake"
+	fexpect "kgmem-diagnose run --log x.log -- kgtrainf" "kgtrainfake"
+	fexpect "kgmem-diagnose run -- kgtrainfake tr" "train.log train.log.gz"
 else
 	skip "fish -n kgmem-diagnose.fish" "fish not installed"
 fi

@@ -62,6 +62,14 @@ check "installed bash completion loads and registers" \
 check "installed binary: --help exits 0" test $? -eq 0
 check "installed binary: --help prints usage" grep -q '^Usage: kgmem-diagnose' "$dest/help"
 
+# run --snapshot-on-oom's Python hook, installed beside the rules and found
+# by the installed binary (a plain Python program still runs unchanged).
+hook=$(installed '/kgmem-diagnose/hooks/sitecustomize\.py$')
+check "Python hook installed (datadir/kgmem-diagnose/hooks)" test -s "$dest$hook"
+"$dest$bin" run --snapshot-on-oom "$dest/snaps" -- python3 -c 'import sys; print(sys.path[1].endswith("hooks"))' > "$dest/run" 2>&1
+check "installed binary: run --snapshot-on-oom puts the installed hook on PYTHONPATH" \
+	grep -qx True "$dest/run"
+
 # The rule set beside the installed binary is found without any path hint
 # (a rules/VERSION of the shipped set, or one put there for this test).
 if [[ ! -f $dest$rules/VERSION ]]; then

@@ -24,13 +24,25 @@ for o in $longs; do check "long option $o" "*$o*" "$page"; done
 for o in $(printf '%s\n' "$help" | grep -oE -- '(^|[ ,])-[a-zA-Z]([ ,]|$)' | tr -d ' ,' | sort -u); do
 	check "short option $o" "*$o*" "$page"
 done
-for c in snapshot calc explain rules; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
+# `run` has its own --help
+for o in $("$bin" run --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do check "run option $o" "*$o*" "$page"; done
+for c in snapshot calc explain rules run; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
 for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
 for e in NO_COLOR CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
 for f in text json markdown github sarif; do check "format $f" "*$f*" "$page"; done
-for c in fragmentation capacity oversize eval-blowup activation-peak parallelism leak \
-	 checkpoint alloc-conf host-oom cascade; do
-	check "cause $c" "*$c*" "$rules"
+# the vocabularies (include/vocab/*.def, one word a line): every cause has
+# its entry in kgmem-rules(5); every family, device type and phase is
+# listed in both pages
+words() { sed -n 's/^KG_[A-Z]*([A-Z0-9_]*, "\([^"]*\)".*/\1/p' "$mandir/../include/vocab/$1.def"; }
+for c in $(words category); do
+	[ "$c" = none ] || check "cause $c" "*$c*" "$rules"
+done
+for v in family device phase; do
+	for w in $(words $v); do
+		esc=$(printf '%s' "$w" | sed 's/_/\\_/g')
+		check "$v $w in kgmem-diagnose(1)" "$w" "$page"
+		check "$v $w in kgmem-rules(5)" "$esc" "$rules"
+	done
 done
 for c in list show check facts; do check "rules $c" "*rules $c*" "$page"; done
 # every fact in the registry (lib/facts.c, `rules facts`) is in kgmem-rules(5)

@@ -11,6 +11,7 @@
  *
  * Usage: test_oom_corpus dev.jsonl */
 #include "tap.h"
+#include "cases.h"
 #include "oom.h"
 #include "util.h"
 
@@ -19,20 +20,6 @@
 #include <stdlib.h>
 
 static int expect_total, expect_ok;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	kg_buf b = {0};
-	char tmp[65536];
-	size_t r;
-	while ((r = fread(tmp, 1, sizeof tmp, f)) > 0)
-		kg_buf_append(&b, tmp, r);
-	fclose(f);
-	return kg_buf_steal(&b);
-}
 
 /* Strips what the scanner strips ahead of the grammars; returns the new
  * start within line[0..*n). */
@@ -235,7 +222,7 @@ int main(int argc, char **argv)
 	}
 	kg_error err = {0};
 	TAP_OK(kg_oom_init(&err) == 0, "grammars compile %s", err.msg);
-	char *all = slurp(argv[1]);
+	char *all = tc_slurp(argv[1]);
 	TAP_OK(all != NULL, "read %s", argv[1]);
 	if (!all)
 		return tap_done();

@@ -13,26 +13,13 @@
 #include "config.h"
 #include "patch.h"
 #include "tap.h"
+#include "cases.h"
 
 #define CFG(name) KG_TESTDATA_DIR "/configs/" name
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	kg_buf b = {0};
-	char chunk[4096];
-	size_t r;
-	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-		kg_buf_append(&b, chunk, r);
-	fclose(f);
-	return kg_buf_steal(&b);
-}
-
 static void copy(const char *from, const char *to)
 {
-	char *t = read_all(from);
+	char *t = tc_slurp(from);
 	FILE *f = fopen(to, "wb");
 	fputs(t, f);
 	fclose(f);
@@ -52,7 +39,7 @@ static kg_patch *plan(const char *path, const char *value)
 
 static bool has(const char *path, const char *needle)
 {
-	char *t = read_all(path);
+	char *t = tc_slurp(path);
 	bool ok = t && strstr(t, needle);
 	free(t);
 	return ok;
@@ -62,7 +49,7 @@ static bool has(const char *path, const char *needle)
 static void keeps(const char *dir)
 {
 	const char *src = CFG("seed001-rotate-wn18rr.yaml");
-	char *orig_text = read_all(src);
+	char *orig_text = tc_slurp(src);
 	kg_error err = {0};
 
 	/* the first original survives any number of applies; a user's own
@@ -79,7 +66,7 @@ static void keeps(const char *dir)
 	TAP_OK(p && kg_patch_apply(p, &bk, &err) == 0 && bk && !strcmp(bk, ao1), "second apply: backup %s (%s)", bk ? bk : "-", err.msg);
 	free(bk);
 	kg_patch_free(p);
-	char *o = read_all(ao);
+	char *o = tc_slurp(ao);
 	TAP_EQ_STR(o, orig_text, "the first original is still in .orig");
 	free(o);
 	TAP_OK(has(ao1, "test_bs: 64 ") && has(a, "test_bs: 32 "), ".orig.1 holds the first edit, the file the second");
@@ -114,7 +101,7 @@ static void keeps(const char *dir)
 	lt[ln > 0 ? ln : 0] = 0;
 	TAP_OK(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode) && !strcmp(lt, "real/target.yaml"), "the link is still a link to real/target.yaml");
 	TAP_OK(has(target, "test_bs: 64 "), "the target is edited");
-	o = read_all(to);
+	o = tc_slurp(to);
 	TAP_EQ_STR(o, orig_text, "the target's .orig holds the old text");
 	free(o);
 	unlink(lnk);
@@ -258,7 +245,7 @@ int main(void)
 	/* apply */
 	TAP_OK(p && kg_patch_apply(p, NULL, &err) == 0, "apply (%s)", err.msg);
 	char *orig = kg_asprintf("%s.orig", path);
-	char *o = read_all(orig), *n = read_all(path), *src = read_all(CFG("seed001-rotate-wn18rr.yaml"));
+	char *o = tc_slurp(orig), *n = tc_slurp(path), *src = tc_slurp(CFG("seed001-rotate-wn18rr.yaml"));
 	TAP_EQ_STR(o, src, ".orig holds the old text");
 	TAP_OK(n && strstr(n, "  test_bs: 64            # full ranking") && strstr(n, "# RotatE + MED + RSCF"),
 	       "new text has the value and the comments");
@@ -288,7 +275,7 @@ int main(void)
 		TAP_OK(access(ro_orig, F_OK) != 0, "no backup written");
 		free(ro_orig);
 	}
-	char *after = read_all(ro), *before = read_all(CFG("hf-trainer.yaml"));
+	char *after = tc_slurp(ro), *before = tc_slurp(CFG("hf-trainer.yaml"));
 	TAP_EQ_STR(after, before, "file untouched");
 	free(after);
 	free(before);

@@ -6,27 +6,29 @@
  * from the fully decoded tree, and from the same dict as JSON. Also
  * memory_stats JSON (flat and nested) and facts. Run from the source root. */
 #include "pickle.h"
+#include "report.h"
 #include "snapshot.h"
 #include "tap.h"
+#include "cases.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* The snapshots[] object of s as the JSON report writes it (s freed). */
+static cJSON *as_json(kg_snapshot *s)
+{
+	cJSON *j = s ? kg_snapshot_to_json(s) : NULL;
+	kg_snapshot_free(s);
+	return j;
+}
+
 static cJSON *read_json(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	kg_buf b = {0};
-	char tmp[65536];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		kg_buf_append(&b, tmp, n);
-	fclose(f);
-	cJSON *v = cJSON_ParseWithLength(b.data, b.len);
-	kg_buf_free(&b);
+	char *text = tc_slurp(path);
+	cJSON *v = text ? cJSON_Parse(text) : NULL;
+	free(text);
 	return v;
 }
 
@@ -74,7 +76,8 @@ int main(void)
 		kg_error err = {.offset = -1};
 		TAP_OK(kg_source_open(&src, path, &err) == 0, "%s: open", names[i]);
 		TAP_OK(kg_source_sniff(&src) == KG_KIND_PICKLE, "%s: sniffed as pickle", names[i]);
-		cJSON *got = kg_snapshot_load(&src, KG_KIND_PICKLE, &err);
+		kg_snapshot *gs = kg_snapshot_load(&src, KG_KIND_PICKLE, &err);
+		cJSON *got = gs ? kg_snapshot_to_json(gs) : NULL;
 		kg_source_close(&src);
 		TAP_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItem(got, "path")), path, "%s: path", names[i]);
 		same(got, want, names[i]);
@@ -86,7 +89,7 @@ int main(void)
 		cJSON *tree = kg_pickle_load(&src, &py_only, &err);
 		kg_source_close(&src);
 		snprintf(what, sizeof what, "%s decoded in full", names[i]);
-		cJSON *o = tree ? kg_snapshot_from_value(tree, path, &err) : NULL;
+		cJSON *o = tree ? as_json(kg_snapshot_from_value(tree, path, &err)) : NULL;
 		same(o, want, what);
 		cJSON_Delete(o);
 
@@ -97,7 +100,7 @@ int main(void)
 			close(fd);
 			kg_source_open(&src, tmp, &err);
 			TAP_OK(kg_source_sniff(&src) == KG_KIND_JSON, "%s as JSON: sniffed as JSON", names[i]);
-			o = kg_snapshot_load(&src, KG_KIND_JSON, &err);
+			o = as_json(kg_snapshot_load(&src, KG_KIND_JSON, &err));
 			kg_source_close(&src);
 			snprintf(what, sizeof what, "%s as JSON", names[i]);
 			same(o, want, what);
@@ -109,7 +112,7 @@ int main(void)
 
 		if (!strcmp(names[i], "cs336-transformer-fullstep")) {
 			kg_facts f = {0};
-			kg_snapshot_facts(got, &f);
+			kg_snapshot_facts(gs, &f);
 			const kg_fact *x = kg_facts_get(&f, "snapshot.largest_free_block");
 			TAP_OK(x && x->type == KG_FACT_BYTES && x->num == 104857600.0, "fact snapshot.largest_free_block");
 			x = kg_facts_get(&f, "snapshot.peak_phase");
@@ -121,6 +124,7 @@ int main(void)
 			kg_facts_free(&f);
 		}
 		cJSON_Delete(got);
+		kg_snapshot_free(gs);
 		cJSON_Delete(want);
 	}
 
@@ -131,11 +135,13 @@ int main(void)
 			     " \"reserved_bytes\": {\"all\": {\"peak\": 4096}}, \"num_ooms\": 2, \"num_alloc_retries\": 1}";
 	kg_error err = {.offset = -1};
 	cJSON *a = cJSON_Parse(flat), *b = cJSON_Parse(nested);
-	cJSON *oa = kg_snapshot_from_value(a, "s.json", &err), *ob = kg_snapshot_from_value(b, "s.json", &err);
+	kg_snapshot *sb = kg_snapshot_from_value(b, "s.json", &err);
+	cJSON *oa = as_json(kg_snapshot_from_value(a, "s.json", &err)), *ob = sb ? kg_snapshot_to_json(sb) : NULL;
 	TAP_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItem(oa, "kind")), "memory_stats", "flat memory_stats kind");
 	TAP_OK(cJSON_Compare(oa, ob, true), "nested memory_stats flattens to the same keys");
 	kg_facts f = {0};
-	kg_snapshot_facts(ob, &f);
+	kg_snapshot_facts(sb, &f);
+	kg_snapshot_free(sb);
 	const kg_fact *x = kg_facts_get(&f, "snapshot.allocated");
 	TAP_OK(x && x->num == 1024, "memory_stats fact snapshot.allocated");
 	x = kg_facts_get(&f, "snapshot.num_ooms");
@@ -146,7 +152,7 @@ int main(void)
 	cJSON_Delete(oa);
 	cJSON_Delete(ob);
 	a = cJSON_Parse("{\"model\": \"x\"}");
-	oa = kg_snapshot_from_value(a, "x.json", &err);
+	oa = as_json(kg_snapshot_from_value(a, "x.json", &err));
 	TAP_OK(oa == NULL && strstr(err.msg, "neither"), "other JSON refused: %s", err.msg);
 	cJSON_Delete(a);
 	return tap_done();

@@ -6,7 +6,6 @@
  * is turned into facts and printed as text. */
 #include <stdint.h>
 #include <stdio.h>
-#include <cjson/cJSON.h>
 #include "facts.h"
 #include "fuzz_common.h"
 #include "snapshot.h"
@@ -21,13 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_open_mem(&src, data, size, "fuzz.snapshot", &err) == 0) {
 		kg_kind kind = kg_source_sniff(&src);
 		if (kind == KG_KIND_PICKLE || kind == KG_KIND_JSON || kind == KG_KIND_SUMMARY) {
-			cJSON *snap = kg_snapshot_load(&src, kind, &err);
+			kg_snapshot *snap = kg_snapshot_load(&src, kind, &err);
 			if (snap) {
 				kg_facts facts = {0};
 				kg_snapshot_facts(snap, &facts);
 				kg_facts_free(&facts);
 				kg_snapshot_text(snap, devnull);
-				cJSON_Delete(snap);
+				kg_snapshot_free(snap);
 			}
 		}
 	}

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cjson/cJSON.h>
 #include "summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -12,9 +11,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = malloc(size ? size : 1);
 	memcpy(text, data, size);
 	kg_error err = {0};
-	cJSON *v = kg_summary_parse(text, size, "fuzz.txt", &err);
+	kg_snapshot *v = kg_summary_parse(text, size, "fuzz.txt", &err);
 	if (v)
-		cJSON_Delete(v);
+		kg_snapshot_free(v);
 	else if (!err.msg[0])
 		abort(); /* a refusal must say why */
 	free(text);
