@@ -200,12 +200,14 @@ static int run_captured(kg_cmd_fn fn, int argc, char **argv)
 static const struct {
 	const char *name;
 	kg_cmd_fn fn;
+	bool live;  /* passes a command's output through as it comes: never
+	               collected or repaired (run_captured is for reports) */
 } commands[] = {
-	{"snapshot", kg_cmd_snapshot},
-	{"calc", kg_cmd_calc},
-	{"explain", kg_cmd_explain},
-	{"rules", kg_cmd_rules},
-	{"run", kg_cmd_run},
+	{"snapshot", kg_cmd_snapshot, false},
+	{"calc", kg_cmd_calc, false},
+	{"explain", kg_cmd_explain, false},
+	{"rules", kg_cmd_rules, false},
+	{"run", kg_cmd_run, true},
 };
 
 /* Memory exhaustion anywhere (ours, cJSON's through its hooks, libyaml's)
@@ -230,6 +232,8 @@ int main(int argc, char **argv)
 					progname, commands[i].name);
 				return KG_EXIT_USAGE;
 			}
+			if (commands[i].live)
+				return flushed(commands[i].fn(argc - 1, argv + 1));
 			return run_captured(commands[i].fn, argc - 1, argv + 1);
 		}
 	}
