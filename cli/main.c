@@ -3,9 +3,11 @@
  * (see README.md's architecture map). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pcre2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +50,8 @@ static void usage(FILE *out)
 "      --fail-on LEVEL    exit 1 when a finding is at least LEVEL:\n"
 "                         never (default), info, warning, error\n"
 "      --diff             print suggested config changes as a unified diff\n"
-"      --apply            write suggested config changes (atomic, .orig backup)\n"
+"      --apply            write suggested changes to the --config files\n"
+"                         (numbered .orig backup; nothing else is written)\n"
 "  -r, --rules DIR        extra or replacement rule files; may be repeated\n"
 "  -s, --set NAME=VALUE   supply a fact, e.g. --set dataset.entities=40943\n"
 "      --color WHEN       auto (default), always, never; NO_COLOR is honoured\n"
@@ -126,6 +129,17 @@ int kg_cli_parse_fail_on(const char *s, enum kg_severity *out)
 	return 0;
 }
 
+/* Exit status rc, or 3 with one line on stderr when what went to stdout
+ * could not all be written (a full disk, a closed descriptor). */
+static int flushed(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: standard output: cannot write: %s\n", progname, strerror(errno));
+		return KG_EXIT_INPUT;
+	}
+	return rc;
+}
+
 static int bad_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", progname);
@@ -140,21 +154,75 @@ static void push(const char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = s;
 }
 
+/* Writes a finished output to stdout as valid UTF-8 (invalid bytes become
+ * U+FFFD); returns rc, or 3 with one line on stderr when it cannot all be
+ * written (a full disk, a closed descriptor). */
+static int emit(const char *out, size_t len, int rc)
+{
+	size_t cleanlen = 0;
+	char *clean = kg_utf8_repair(out ? out : "", out ? len : 0, &cleanlen);
+	fflush(stdout);
+	if (kg_write_fd(STDOUT_FILENO, clean, cleanlen) < 0) {
+		fprintf(stderr, "%s: standard output: cannot write: %s\n", progname, strerror(errno));
+		rc = KG_EXIT_INPUT;
+	}
+	free(clean);
+	return rc;
+}
+
 /* Subcommands implemented in their own modules. */
 typedef int (*kg_cmd_fn)(int argc, char **argv);
+
+/* Runs a subcommand with its standard output collected in memory, then
+ * emitted as above: the same UTF-8 and write-error guarantees as the main
+ * report, without touching the subcommands. */
+static int run_captured(kg_cmd_fn fn, int argc, char **argv)
+{
+	char *out = NULL;
+	size_t len = 0;
+	fflush(stdout);
+	FILE *mem = open_memstream(&out, &len);
+	if (!mem)
+		return flushed(fn(argc, argv));
+	FILE *real = stdout;
+	stdout = mem;
+	int rc = fn(argc, argv);
+	stdout = real;
+	if (fclose(mem) != 0) {
+		free(out);
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return KG_EXIT_INPUT;
+	}
+	rc = emit(out, len, rc);
+	free(out);
+	return rc;
+}
 static const struct {
 	const char *name;
 	kg_cmd_fn fn;
+	bool live;  /* passes a command's output through as it comes: never
+	               collected or repaired (run_captured is for reports) */
 } commands[] = {
-	{"snapshot", kg_cmd_snapshot},
-	{"calc", kg_cmd_calc},
-	{"explain", kg_cmd_explain},
-	{"rules", kg_cmd_rules},
-	{"run", kg_cmd_run},
+	{"snapshot", kg_cmd_snapshot, false},
+	{"calc", kg_cmd_calc, false},
+	{"explain", kg_cmd_explain, false},
+	{"rules", kg_cmd_rules, false},
+	{"run", kg_cmd_run, true},
 };
+
+/* Memory exhaustion anywhere (ours, cJSON's through its hooks, libyaml's)
+ * is a one-line error and exit 3, never an abort. */
+static void out_of_memory(size_t n)
+{
+	static const char msg[] = "kgmem-diagnose: out of memory\n";
+	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+	_exit(KG_EXIT_INPUT);
+}
 
 int main(int argc, char **argv)
 {
+	kg_set_oom_handler(out_of_memory);
+	cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = kg_hook_malloc, .free_fn = free});
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 			if (strcmp(argv[1], commands[i].name) != 0)
@@ -164,7 +232,9 @@ int main(int argc, char **argv)
 					progname, commands[i].name);
 				return KG_EXIT_USAGE;
 			}
-			return commands[i].fn(argc - 1, argv + 1);
+			if (commands[i].live)
+				return flushed(commands[i].fn(argc - 1, argv + 1));
+			return run_captured(commands[i].fn, argc - 1, argv + 1);
 		}
 	}
 
@@ -227,8 +297,8 @@ int main(int argc, char **argv)
 		case OPT_NO_PROGRESS: opt.progress = 0; break;
 		case OPT_SVG: opt.svg = optarg; break;
 		case 'q': opt.quiet = true; break;
-		case 'V': version(); return KG_EXIT_OK;
-		case 'h': usage(stdout); return KG_EXIT_OK;
+		case 'V': version(); return flushed(KG_EXIT_OK);
+		case 'h': usage(stdout); return flushed(KG_EXIT_OK);
 		case ':': {
 			char o[3] = {'-', (char)optopt, 0};
 			return bad_usage("option '%s' needs an argument",
@@ -271,30 +341,58 @@ int main(int argc, char **argv)
 	int rc = st == KG_STATUS_OK ? KG_EXIT_OK : st == KG_STATUS_USAGE ? KG_EXIT_USAGE : KG_EXIT_INPUT;
 	const char *bad = err.path[0] ? err.path : NULL;
 
-	if (rc == KG_EXIT_INPUT && rep.nincidents == 0) {
-		/* nothing useful to show: only the error line below */
+	/* the report goes to memory first: whatever the inputs held, what
+	 * reaches stdout is valid UTF-8 (invalid bytes become U+FFFD), and a
+	 * failed or short write (a full disk, a closed pipe) is exit 3 */
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *mem = open_memstream(&out, &outlen);
+	if (!mem) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return KG_EXIT_INPUT;
+	}
+	if ((rc == KG_EXIT_INPUT && (rep.nincidents == 0 || (bad && !strcmp(bad, "rules")))) ||
+	    rc == KG_EXIT_USAGE) {
+		/* nothing useful to show, or an error in what the user asked
+		 * for (--set, --rules): only the error line below */
 	} else if (!strcmp(opt.format, "json")) {
-		kg_report_json(&rep, stdout);
+		kg_report_json(&rep, mem);
 	} else if (!strcmp(opt.format, "github")) {
-		kg_report_github(&rep, stdout);
+		kg_report_github(&rep, mem);
 	} else if (!strcmp(opt.format, "sarif")) {
-		kg_report_sarif(&rep, NULL, 0, stdout);
+		kg_report_sarif(&rep, NULL, 0, mem);
 	} else if (!strcmp(opt.format, "markdown")) {
-		kg_report_markdown(&rep, stdout);
+		kg_report_markdown(&rep, mem);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .diff = opt.diff || opt.apply};
-		kg_report_text(&rep, stdout, &st);
+		kg_report_text(&rep, mem, &st);
 	}
-	fflush(stdout);
+	if (fclose(mem) != 0) {
+		fprintf(stderr, "%s: out of memory writing the report\n", progname);
+		rc = KG_EXIT_INPUT;
+	} else {
+		rc = emit(out, outlen, rc);
+	}
+	free(out);
+	size_t cleanlen = 0;
 
-	if (rc == KG_EXIT_INPUT) {
+	if (rc == KG_EXIT_USAGE) {
+		char *m = kg_utf8_repair(err.msg, strlen(err.msg), &cleanlen);
+		fprintf(stderr, "%s: %s\n", progname, m);
+		free(m);
+	} else if (rc == KG_EXIT_INPUT && err.msg[0]) {
+		char *line;
 		if (err.line > 0)
-			fprintf(stderr, "%s: %s:%ld: %s\n", progname, bad ? bad : "?", err.line, err.msg);
+			line = kg_asprintf("%s: %s:%ld: %s\n", progname, bad ? bad : "?", err.line, err.msg);
 		else if (err.offset >= 0)
-			fprintf(stderr, "%s: %s: byte %lld: %s\n", progname, bad ? bad : "?",
-				(long long)err.offset, err.msg);
+			line = kg_asprintf("%s: %s: byte %lld: %s\n", progname, bad ? bad : "?",
+					   (long long)err.offset, err.msg);
 		else
-			fprintf(stderr, "%s: %s: %s\n", progname, bad ? bad : "?", err.msg);
+			line = kg_asprintf("%s: %s: %s\n", progname, bad ? bad : "?", err.msg);
+		char *m = kg_utf8_repair(line, strlen(line), &cleanlen);
+		fputs(m, stderr);
+		free(m);
+		free(line);
 	}
 	if (rc == 0 && opt.fail_on != KG_SEV_NONE) {
 		for (size_t i = 0; i < rep.nincidents; i++)

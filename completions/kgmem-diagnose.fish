@@ -27,7 +27,7 @@ complete -c kgmem-diagnose -n $main -s c -l config -r -F -d 'Training config (YA
 complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules" -s f -l format -x -a 'text json markdown github sarif' -d 'Output format'
 complete -c kgmem-diagnose -n $main -l fail-on -x -a 'never info warning error' -d 'Exit 1 when a finding is at least LEVEL'
 complete -c kgmem-diagnose -n $main -l diff -d 'Print suggested config changes as a unified diff'
-complete -c kgmem-diagnose -n $main -l apply -d 'Write suggested config changes (atomic, .orig backup)'
+complete -c kgmem-diagnose -n $main -l apply -d 'Write suggested changes to the --config files (numbered .orig backup)'
 complete -c kgmem-diagnose -n $main -s r -l rules -x -a '(__fish_complete_directories)' -d 'Extra or replacement rule files'
 complete -c kgmem-diagnose -n $main -s s -l set -x -d 'Supply a fact, NAME=VALUE'
 complete -c kgmem-diagnose -n $main -l color -l colour -x -a 'auto always never' -d 'Colour the text report'

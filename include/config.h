@@ -38,6 +38,8 @@ typedef struct kg_config_entry {
 	long end_line;       /* 1-based line where the value node ends */
 	long parent;         /* index of the enclosing mapping entry, -1 = root */
 	int role;            /* index into the role table, -1 = none */
+	long node;           /* libyaml node id of the value: entries reached
+	                        through an alias share it with the anchor's */
 } kg_config_entry;
 
 typedef struct kg_role {
@@ -64,7 +66,7 @@ typedef struct kg_config {
 	bool root_mapping;   /* the document is a block mapping */
 	long root_column;    /* column of the top-level keys */
 	kg_config_entry *v;
-	size_t n;
+	size_t n, cap;
 	kg_role *roles;
 	size_t nroles;
 	long *role_entry;    /* per role: entry index, or -1 */
@@ -77,8 +79,11 @@ typedef struct kg_config {
 
 /* Reads and parses a YAML config (at most 16 MiB), with the registries
  * from kg_rules_dir(). Returns NULL and err (line set where it applies) on
- * an unreadable file, invalid YAML, a document that is not a mapping, or a
- * broken registry. A role key whose value is a mapping or sequence where a
+ * an unreadable file, invalid YAML, a document that is not a mapping, a
+ * mapping that repeats a key (the second line, naming the first), two
+ * roles on one node through an alias (both keys' lines), aliases that
+ * expand to more than 10,000 keys or mappings nested deeper than 64
+ * levels, or a broken registry. A role key whose value is a mapping or sequence where a
  * number is expected is not an error: it is skipped with a warning. */
 kg_config *kg_config_load(const char *path, kg_error *err);
 /* Same, with an explicit rules directory (NULL = kg_rules_dir()). */

@@ -3,8 +3,8 @@
  * comments, order, quoting style and indentation survive) or, for a role
  * the file lacks, one inserted `key: value` line in the right mapping at
  * its indentation. The edited text is re-parsed and must yield the new
- * values before it is shown (unified diff) or written (atomically, with a
- * PATH.orig backup). */
+ * values before it is shown (unified diff) or written (see kg_patch_apply:
+ * symlinks followed, links, owner and mode kept, numbered backups). */
 #ifndef KG_PATCH_H
 #define KG_PATCH_H
 
@@ -40,12 +40,22 @@ void kg_patch_free(kg_patch *p);
  * string; "" when nothing changes. */
 char *kg_patch_diff(const kg_patch *p);
 
-/* Writes the change: refuses (-1, err) when the file is not writable or
- * changed since it was read (contents or size); writes PATH.orig (the old
- * text) and the new text through temporary files in the same directory and
- * rename(2), keeping the file's mode. On failure nothing is left behind
- * and the file is unchanged. Returns 0. */
-int kg_patch_apply(const kg_patch *p, kg_error *err);
+/* Writes the change to p->path, which the caller must have been named by
+ * the user. A symlink is followed: its target is edited and the link
+ * stays. The file is opened, locked with flock(2) (an apply running beside
+ * this one waits, then finds the file changed and refuses) and read again;
+ * refused (-1, err) when it is not a regular file, not writable, or changed
+ * since it was read. The old text goes to a new backup beside the target:
+ * TARGET.orig, or the first free TARGET.orig.1 … .orig.999 (an existing
+ * backup is never overwritten; refused when all exist); its name is
+ * returned in *backup_out (malloc'd; may be NULL). A file with one link is
+ * replaced atomically by a new file (util.c kg_write_temp) with the old
+ * one's mode, owner and group; a file with several hard links, or whose
+ * owner this user cannot give a new file, is rewritten in place under the
+ * lock, so every link sees the edit. SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * are held while it writes, so no temporary file is left behind. On
+ * failure the file is unchanged and no backup is left. Returns 0. */
+int kg_patch_apply(const kg_patch *p, char **backup_out, kg_error *err);
 
 /* Convenience for the main flow: loads config_path, plans, returns the diff
  * text (malloc'd), or NULL and err. */

@@ -26,9 +26,11 @@
 char *kg_svg_render(const kg_report *rep, const kg_log_facts *lfs, const size_t *logs_first,
 		    size_t nlogs);
 
-/* Renders as above and writes it to path atomically: a temporary file
- * beside it, fsync, rename (an existing file is replaced whole, never left
- * partial). Returns 0, or -1 with err ("PATH: cannot write: …"). */
+/* Renders as above and writes it to path with util.c kg_write_output:
+ * "-" and /dev/stdout are standard output, /dev/fd/N that descriptor;
+ * FIFOs, terminals and devices are written in place; a regular file is replaced atomically (symlinks
+ * followed, mode, owner and group kept). Returns 0, or -1 with err
+ * ("PATH: cannot write: …", a full disk included). */
 int kg_svg_write(const kg_report *rep, const kg_log_facts *lfs, const size_t *logs_first,
 		 size_t nlogs, const char *path, kg_error *err);
 

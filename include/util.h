@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <signal.h>
 
 /* Sentinel for "not stated": JSON null. Never use 0 for unknown. */
 #define KG_NONE INT64_MIN
@@ -34,12 +35,23 @@ int kg_fail_line(kg_error *err, long line, const char *fmt, ...)
 int kg_fail_at(kg_error *err, int64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Allocation that aborts with a message on exhaustion (the tool's inputs
- * are bounded, so running out of memory is a bug, not bad input). */
+/* Allocation that calls kg_out_of_memory on exhaustion: never returns
+ * NULL. */
 void *kg_malloc(size_t n);
 void *kg_calloc(size_t n, size_t size);
 void *kg_realloc(void *p, size_t n);
 char *kg_strdup(const char *s);
+/* kg_malloc with malloc's signature, for libraries' allocation hooks
+ * (the JSON library's, set by the CLI), so their exhaustion is ours too. */
+void *kg_hook_malloc(size_t n);
+/* Running out of memory (n bytes asked for, 0 when a library reported
+ * it): calls the handler set with kg_set_oom_handler — the CLI's prints
+ * "out of memory" and exits with status 3 — or, without one, prints a line
+ * and aborts. Never returns. */
+void kg_out_of_memory(size_t n) __attribute__((noreturn));
+/* Sets the handler kg_out_of_memory calls; it must not return. The library
+ * never sets one. */
+void kg_set_oom_handler(void (*fn)(size_t n));
 char *kg_strndup(const char *s, size_t n);
 /* Returns a malloc'd printf result. */
 char *kg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -61,16 +73,41 @@ void kg_buf_free(kg_buf *b);
 /* Hands the storage to the caller (NUL-terminated, never NULL); b is reset. */
 char *kg_buf_steal(kg_buf *b);
 
-/* Writes data to a new temporary file beside path (path.kgmem-XXXXXX, the
- * same file system, so rename(2) is atomic), with the given mode, synced to
- * disk. Returns 0 and the temporary's name in *tmp_out (malloc'd; the
- * caller renames or unlinks it), or -1 with err ("PATH: cannot …") and
- * nothing left behind. */
-int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode,
-		  char **tmp_out, kg_error *err);
-/* kg_write_temp then rename over path: the file is replaced whole or not
- * at all. Returns 0, or -1 with err. */
+/* Writes data to a new temporary file beside path (the same directory,
+ * so rename(2) is atomic): an unnamed O_TMPFILE file where the file system
+ * has them (nothing to leave behind if the process is killed while it is
+ * written), given the name path.kgmem-PID-N-XXXXXX once it is complete,
+ * else a file of that name created with O_EXCL. mode (permission bits) is
+ * applied; uid/gid (-1 = leave as created) are given to it with fchown, and
+ * when that fails err says "cannot give the new file its owner and group"
+ * (callers may then write in place instead). The data is fsync'ed. Returns
+ * 0 and the temporary's name in *tmp_out (malloc'd; the caller renames or
+ * unlinks it), or -1 with err ("PATH: cannot …") and nothing left behind. */
+int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode, long uid,
+		  long gid, char **tmp_out, kg_error *err);
+/* kg_write_temp then rename over path, with SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT and SIGPIPE held: the file is replaced whole or not at all and
+ * no temporary is left behind by those signals. Returns 0, or -1 with err. */
 int kg_write_atomic(const char *path, const void *data, size_t len, unsigned mode, kg_error *err);
+/* Writes an output the user named (--svg): "-" and /dev/stdout are
+ * standard output, /dev/stderr, /dev/fd/N and /proc/self/fd/N that
+ * descriptor (written where it stands, never reopened); an existing FIFO,
+ * terminal, device or regular file with several hard links is opened and
+ * written in place (regular files truncated first); another existing regular file (symlinks followed to
+ * it) is replaced atomically beside its real path, keeping its mode, owner
+ * and group (in place when the owner cannot be kept); a new file is created
+ * atomically with mode 0666 & ~umask. A failed or short write (a full
+ * disk) is an error. Returns 0, or -1 with err ("PATH: cannot write: …"). */
+int kg_write_output(const char *path, const void *data, size_t len, kg_error *err);
+/* Writes all of data to fd (retrying short writes and EINTR). Returns 0,
+ * or -1 with errno set (ENOSPC for a write that makes no progress). */
+int kg_write_fd(int fd, const void *data, size_t len);
+/* Holds (blocks) SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ
+ * around a write that must not leave a temporary file behind; the old mask
+ * goes in *old. kg_signals_release restores it (a held signal is delivered
+ * then). */
+void kg_signals_hold(sigset_t *old);
+void kg_signals_release(const sigset_t *old);
 
 /* Case-insensitive memmem over [h, h+hn); returns pointer or NULL. */
 const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t nn);
@@ -82,8 +119,15 @@ const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t n
  * (its full length is returned). */
 size_t kg_utf8_len(const unsigned char *s, size_t n, bool cut_ok);
 
-/* Copies s (length n) replacing bytes that are not valid UTF-8 with '?',
- * and control characters other than tab with ' '. Returns malloc'd string. */
+/* Copies s (length n) replacing each byte that does not start a valid
+ * UTF-8 sequence with U+FFFD, and control characters other than tab with
+ * ' '. Returns malloc'd string. */
 char *kg_sanitize_utf8(const char *s, size_t n);
+/* Copies s (length n, may hold NULs) replacing each byte that does not
+ * start a valid UTF-8 sequence with U+FFFD and keeping everything else
+ * (newlines, escapes, NULs) as it is: the whole output of a reporter made
+ * valid UTF-8 (JSON strings stay valid JSON). Returns malloc'd text and its
+ * length in *out_len. */
+char *kg_utf8_repair(const char *s, size_t n, size_t *out_len);
 
 #endif

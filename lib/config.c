@@ -108,6 +108,8 @@ static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &d->doc)) {
+		if (p.error == YAML_MEMORY_ERROR)
+			kg_out_of_memory(0);
 		long line = (long)p.problem_mark.line + 1;
 		kg_fail_line(err, line, "invalid YAML: %s%s%s", p.problem ? p.problem : "parse error",
 			     p.context ? " " : "", p.context ? p.context : "");
@@ -115,15 +117,15 @@ static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 		return -1;
 	}
 	yaml_parser_delete(&p);
-	d->line_start = kg_malloc(sizeof(size_t));
+	size_t nl = 1;
+	for (size_t i = 0; i < len; i++)
+		nl += text[i] == '\n';
+	d->line_start = kg_malloc(nl * sizeof(size_t));
 	d->line_start[0] = 0;
 	d->nlines = 1;
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\n') {
-			d->line_start = kg_realloc(d->line_start, (d->nlines + 1) * sizeof(size_t));
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n')
 			d->line_start[d->nlines++] = i + 1;
-		}
-	}
 	return 0;
 }
 
@@ -313,7 +315,10 @@ const kg_dataset *kg_dataset_find(const kg_config *c, const char *name)
 static void add_entry(kg_config *c, const ydoc *d, const char *path, yaml_node_t *key,
 		      yaml_node_t *val, long parent)
 {
-	c->v = kg_realloc(c->v, (c->n + 1) * sizeof *c->v);
+	if (c->n == c->cap) { /* geometric growth: no quadratic copying */
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->v = kg_realloc(c->v, c->cap * sizeof *c->v);
+	}
 	kg_config_entry *e = &c->v[c->n++];
 	memset(e, 0, sizeof *e);
 	e->path = kg_strdup(path);
@@ -337,24 +342,119 @@ static void add_entry(kg_config *c, const ydoc *d, const char *path, yaml_node_t
 	e->role = -1;
 }
 
-static void walk(kg_config *c, const ydoc *d, yaml_node_t *map, const char *prefix,
-		 long parent, int depth)
+/* Bounds on what aliases may make of a document: a mapping reached through
+ * an alias is walked again under its new key, so "m1: {x: *m0, y: *m0}"
+ * chains double at every level (a 931-byte file would expand past 2.8 GB).
+ * Keys reached through aliases are counted and refused past the limit;
+ * mappings nested (aliases included) deeper than the limit are refused. */
+#define KG_CONFIG_MAX_ALIAS_KEYS 10000
+#define KG_CONFIG_MAX_DEPTH 64
+
+typedef struct walker {
+	kg_config *c;
+	const ydoc *d;
+	unsigned char *seen;   /* per node: reached as a value already */
+	size_t alias_keys;     /* keys added below an aliased mapping */
+	kg_error *err;
+} walker;
+
+static long node_id(const ydoc *d, const yaml_node_t *n)
 {
-	if (depth > 64)
-		return;
+	return (long)(n - d->doc.nodes.start);
+}
+
+static int walk(walker *W, yaml_node_t *map, const char *prefix, long parent, int depth,
+		bool aliased)
+{
+	kg_config *c = W->c;
+	const ydoc *d = W->d;
+	if (depth > KG_CONFIG_MAX_DEPTH)
+		return kg_fail_line(W->err, (long)map->start_mark.line + 1,
+				    "mappings nested deeper than %d levels (aliases included); refused",
+				    KG_CONFIG_MAX_DEPTH);
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&d->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node((yaml_document_t *)&d->doc, p->value);
 		const char *ks = scalar(k);
 		if (!ks || !v)
 			continue;
+		long id = node_id(d, v);
+		bool again = aliased || W->seen[id];
+		W->seen[id] = 1;
+		if (again && ++W->alias_keys > KG_CONFIG_MAX_ALIAS_KEYS)
+			return kg_fail_line(W->err, (long)k->start_mark.line + 1,
+					    "YAML aliases expand to more than %d keys; refused",
+					    KG_CONFIG_MAX_ALIAS_KEYS);
 		char *path = prefix ? kg_asprintf("%s.%s", prefix, ks) : kg_strdup(ks);
 		add_entry(c, d, path, k, v, parent);
 		long me = (long)c->n - 1;
+		c->v[me].node = id;
+		int rc = 0;
 		if (v->type == YAML_MAPPING_NODE)
-			walk(c, d, v, path, me, depth + 1);
+			rc = walk(W, v, path, me, depth + 1, again);
 		free(path);
+		if (rc < 0)
+			return -1;
 	}
+	return 0;
+}
+
+/* Duplicate keys: YAML loaders keep the last, an edit would change the
+ * first, so a mapping that repeats a key is refused (both lines named). */
+typedef struct keyref {
+	const char *key;
+	long line;
+} keyref;
+
+static int keyref_cmp(const void *a, const void *b)
+{
+	const keyref *x = a, *y = b;
+	int r = strcmp(x->key, y->key);
+	return r ? r : (x->line > y->line) - (x->line < y->line);
+}
+
+static int duplicate_keys(const ydoc *d, kg_error *err)
+{
+	int rc = 0;
+	long best = 0;
+	const char *bkey = NULL;
+	long bfirst = 0;
+	for (yaml_node_t *m = d->doc.nodes.start; m < d->doc.nodes.top; m++) {
+		if (m->type != YAML_MAPPING_NODE)
+			continue;
+		size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+		if (n < 2)
+			continue;
+		keyref *v = kg_malloc(n * sizeof *v);
+		size_t k = 0;
+		for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+			yaml_node_t *kn = yaml_document_get_node((yaml_document_t *)&d->doc, p->key);
+			if (scalar(kn))
+				v[k++] = (keyref){scalar(kn), (long)kn->start_mark.line + 1};
+		}
+		qsort(v, k, sizeof *v, keyref_cmp);
+		for (size_t i = 1; i < k; i++) {
+			if (strcmp(v[i].key, v[i - 1].key) != 0)
+				continue;
+			/* report the earliest repeated line in the file */
+			if (!bkey || v[i].line < best) {
+				best = v[i].line;
+				bfirst = v[i - 1].line;
+				bkey = v[i].key;
+			}
+		}
+		if (bkey && rc == 0 && best) {
+			char key[128];
+			snprintf(key, sizeof key, "%s", bkey);
+			kg_fail_line(err, best, "duplicate key '%s' (first at line %ld): YAML loaders "
+				     "keep the last one; remove one of them", key, bfirst);
+			rc = -1;
+		}
+		free(v);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Number of trailing dotted components of path matched by pattern, or 0. */
@@ -466,6 +566,28 @@ static void resolve_roles(kg_config *c)
 	}
 }
 
+/* Two roles on one YAML node ("batch_size: &n 8" and
+ * "gradient_accumulation_steps: *n"): an edit of one would change the
+ * other, so the config is refused, naming both keys' lines. */
+static int shared_roles(const kg_config *c, kg_error *err)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const kg_config_entry *a = &c->v[i];
+		if (a->role < 0)
+			continue;
+		for (size_t j = i + 1; j < c->n; j++) {
+			const kg_config_entry *b = &c->v[j];
+			if (b->role < 0 || b->role == a->role || b->node != a->node)
+				continue;
+			return kg_fail_line(err, b->key_line, "%s (%s) and %s (%s, line %ld) are one YAML "
+					    "node through an alias; give each its own value",
+					    b->path, c->roles[b->role].name, a->path,
+					    c->roles[a->role].name, a->key_line);
+		}
+	}
+	return 0;
+}
+
 kg_config *kg_config_parse(const char *name, const char *text, size_t len,
 			   const char *rules_dir, kg_error *err)
 {
@@ -494,9 +616,22 @@ kg_config *kg_config_parse(const char *name, const char *text, size_t len,
 	}
 	c->root_mapping = root->data.mapping.style != YAML_FLOW_MAPPING_STYLE;
 	c->root_column = (long)root->start_mark.column;
-	walk(c, &d, root, NULL, -1, 0);
+	walker W = {.c = c, .d = &d, .err = err};
+	W.seen = kg_calloc((size_t)(d.doc.nodes.top - d.doc.nodes.start) + 1, 1);
+	int rc = duplicate_keys(&d, err);
+	if (rc == 0)
+		rc = walk(&W, root, NULL, -1, 0, false);
+	free(W.seen);
 	ydoc_free(&d);
+	if (rc < 0) {
+		kg_config_free(c);
+		return NULL;
+	}
 	resolve_roles(c);
+	if (shared_roles(c, err) < 0) {
+		kg_config_free(c);
+		return NULL;
+	}
 	return c;
 }
 

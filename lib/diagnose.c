@@ -300,6 +300,38 @@ static int set_args(const kg_options *opt, kg_facts *f, kg_error *err)
 	return 0;
 }
 
+/* Every --set checked before any input is read, so a bad one is reported
+ * before anything is printed or written: the value must parse as its
+ * fact's type (facts.c), sizes and ratios must not be negative, counts must
+ * be whole numbers, at least 1 for dataset.* and config.* (a batch, a dim,
+ * an entity count), at least 0 otherwise (a rank, a step). */
+static int check_sets(const kg_options *opt, kg_error *err)
+{
+	for (size_t s = 0; s < opt->nsets; s++) {
+		kg_facts f = {0};
+		int rc = kg_facts_set_arg(&f, opt->sets[s], err);
+		for (size_t i = 0; rc == 0 && i < f.n; i++) {
+			const kg_fact *x = &f.v[i];
+			const char *val = strchr(opt->sets[s], '=') + 1;
+			bool sized = !strncmp(x->name, "dataset.", 8) || !strncmp(x->name, "config.", 7);
+			/* "0" reads as false for a dataset.* or config.* name */
+			bool zero = sized && x->type == KG_FACT_BOOL && strspn(val, "0") == strlen(val);
+			if (zero || (x->type == KG_FACT_COUNT &&
+				     (x->num != x->num || x->num != (double)(int64_t)x->num ||
+				      x->num < (sized ? 1 : 0))))
+				rc = kg_fail(err, "--set %s: '%s' is not a %s whole number", x->name, val,
+					     sized ? "positive" : "non-negative");
+			else if ((x->type == KG_FACT_BYTES || x->type == KG_FACT_RATIO) &&
+				 (x->num != x->num || x->lo < 0 || x->num < 0))
+				rc = kg_fail(err, "--set %s: '%s' is negative", x->name, val);
+		}
+		kg_facts_free(&f);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* An OOM recorded in an allocator snapshot's trace (action "oom": the
  * failed request's size and the device's free bytes) is an incident of
  * its own when no log gave one (with a log it is the log's OOM again).
@@ -384,9 +416,34 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 	return rc;
 }
 
+/* Appends s to b quoted for a POSIX shell (as is when it needs no quotes). */
+static void shell_word(kg_buf *b, const char *s)
+{
+	bool plain = *s != 0;
+	for (const char *q = s; *q; q++)
+		plain &= strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-", *q) != NULL;
+	kg_buf_putc(b, ' ');
+	if (plain) {
+		kg_buf_puts(b, s);
+		return;
+	}
+	kg_buf_putc(b, '\'');
+	for (const char *q = s; *q; q++) {
+		if (*q == '\'')
+			kg_buf_puts(b, "'\\''");
+		else
+			kg_buf_putc(b, *q);
+	}
+	kg_buf_putc(b, '\'');
+}
+
 /* Remedies that set config roles become one patch per config: the first
  * (most severe) finding that sets a role wins. Only numeric values are
- * written; a role the config does not have is inserted by the planner. */
+ * written; a role the config does not have is inserted by the planner.
+ * --apply writes only configs the user named with --config: a config that
+ * a log (or a positional argument) brought in gets its diff and, in a note,
+ * the command that would apply it (issue 14: no log decides what is
+ * written). */
 static int plan_patches(run *R, kg_error *err)
 {
 	if (R->nconfigs == 0)
@@ -440,14 +497,39 @@ static int plan_patches(run *R, kg_error *err)
 				char *diff = kg_patch_diff(p);
 				if (diff && *diff) {
 					kg_patch_result *pr = kg_report_add_patch(R->rep, cfg->path, diff);
-					if (R->opt->apply) {
-						if (kg_patch_apply(p, err) < 0) {
+					bool named = false;
+					for (size_t k = 0; k < R->opt->nconfigs; k++)
+						named |= !strcmp(R->opt->configs[k], cfg->path);
+					if (!named) {
+						kg_buf cmd = {0};
+						kg_buf_puts(&cmd, "kgmem-diagnose");
+						for (size_t k = 0; k < R->opt->nrules_dirs; k++) {
+							kg_buf_puts(&cmd, " --rules");
+							shell_word(&cmd, R->opt->rules_dirs[k]);
+						}
+						for (size_t k = 0; k < R->opt->nsets; k++) {
+							kg_buf_puts(&cmd, " --set");
+							shell_word(&cmd, R->opt->sets[k]);
+						}
+						kg_buf_puts(&cmd, " --apply --config");
+						shell_word(&cmd, cfg->path);
+						for (size_t k = 0; k < R->rep->ninputs; k++)
+							if (strcmp(R->rep->inputs[k].path, cfg->path))
+								shell_word(&cmd, R->rep->inputs[k].path);
+						kg_report_note(R->rep, "%s: %snot given with --config; to apply: %s",
+							       cfg->path, R->opt->apply ? "not written: " : "",
+							       cmd.data);
+						kg_buf_free(&cmd);
+					} else if (R->opt->apply) {
+						char *backup = NULL;
+						if (kg_patch_apply(p, &backup, err) < 0) {
 							rc = -1;
 						} else {
 							pr->applied = true;
-							kg_report_note(R->rep, "%s: written; the old text is in %s.orig",
-								       cfg->path, cfg->path);
+							kg_report_note(R->rep, "%s: written; the old text is in %s",
+								       cfg->path, backup);
 						}
+						free(backup);
 					}
 				}
 				free(diff);
@@ -474,6 +556,14 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		snprintf(err->path, sizeof err->path, "%s", (name)); \
 	} } while (0)
 
+	{
+		kg_error e = {0};
+		if (check_sets(opt, &e) < 0) {
+			*err = e;
+			snprintf(err->path, sizeof err->path, "--set");
+			return KG_STATUS_USAGE;
+		}
+	}
 	for (size_t i = 0; i < opt->nconfigs; i++) {
 		kg_error e = {0};
 		if (add_config(&R, opt->configs[i], &e) < 0)

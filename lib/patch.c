@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -187,6 +189,16 @@ kg_patch *kg_patch_make(const kg_config *c, const char *const *roles,
 				continue;
 			}
 		}
+		/* a value shared through an alias: editing it edits the others */
+		for (size_t k = 0; k < c->n; k++) {
+			const kg_config_entry *o = &c->v[k];
+			if (o != e && o->node == e->node) {
+				kg_fail_line(err, e->key_line, "%s shares its value with %s (line %ld) through "
+					     "an alias; cannot set %s to %s alone", e->path, o->path,
+					     o->key_line, roles[i], values[i]);
+				goto fail;
+			}
+		}
 		if (e->style == YAML_LITERAL_SCALAR_STYLE || e->style == YAML_FOLDED_SCALAR_STYLE) {
 			kg_fail_line(err, e->line, "%s is a block scalar; cannot edit it in place", e->path);
 			goto fail;
@@ -207,6 +219,16 @@ kg_patch *kg_patch_make(const kg_config *c, const char *const *roles,
 			end = sp;
 		}
 		add_edit(p, e->start, end, t);
+	}
+	/* the edits must be disjoint: overlapping spans would copy a negative
+	 * length (two roles on one node are refused by config.c; this guards
+	 * any other way to get there) */
+	for (size_t i = 0; i < p->nedits; i++) {
+		if (p->edits[i].start > p->edits[i].end || p->edits[i].end > p->old_len ||
+		    (i > 0 && p->edits[i].start < p->edits[i - 1].end)) {
+			kg_fail(err, "two changes overlap in %s; not changed", c->path);
+			goto fail;
+		}
 	}
 	kg_buf b = {0};
 	size_t at = 0;
@@ -370,56 +392,178 @@ char *kg_patch_diff(const kg_patch *p)
 	return kg_buf_steal(&b);
 }
 
-/* ---- writing (util.c kg_write_temp: temporary file beside the target) ---- */
+/* ---- writing ---- */
 
-int kg_patch_apply(const kg_patch *p, kg_error *err)
+#define KG_BACKUPS_MAX 1000
+
+/* Reads all of fd from offset 0 into b (stops once past limit bytes). */
+static bool read_fd(int fd, kg_buf *b, size_t limit)
 {
-	if (access(p->path, W_OK) != 0)
-		return kg_fail(err, "%s: not writable: %s", p->path, strerror(errno));
-	FILE *f = fopen(p->path, "rb");
-	if (!f)
-		return kg_fail(err, "%s: cannot reopen: %s", p->path, strerror(errno));
-	kg_buf now = {0};
 	char chunk[65536];
-	size_t r;
-	while ((r = fread(chunk, 1, sizeof chunk, f)) > 0 && now.len <= p->old_len)
-		kg_buf_append(&now, chunk, r);
-	fclose(f);
-	bool same = now.len == p->old_len && (!now.len || memcmp(now.data, p->old_text, now.len) == 0);
+	off_t off = 0;
+	for (;;) {
+		ssize_t r = pread(fd, chunk, sizeof chunk, off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return false;
+		if (r == 0 || b->len > limit)
+			return true;
+		kg_buf_append(b, chunk, (size_t)r);
+		off += r;
+	}
+}
+
+/* The old text under the first free name of real.orig, real.orig.1, …
+ * (link(2) never replaces a name, so no backup is ever overwritten, even by
+ * an apply running beside this one). Returns the name, or NULL with err. */
+static char *write_backup(const char *real, const kg_patch *p, const struct stat *st, kg_error *err)
+{
+	/* named after the path as given unless that is a symlink */
+	struct stat ls;
+	if (lstat(p->path, &ls) == 0 && !S_ISLNK(ls.st_mode))
+		real = p->path;
+	char *tmp;
+	kg_error e = {0};
+	if (kg_write_temp(real, p->old_text, p->old_len, st->st_mode, (long)st->st_uid,
+			  (long)st->st_gid, &tmp, &e) < 0 &&
+	    (!strstr(e.msg, "owner and group") ||
+	     kg_write_temp(real, p->old_text, p->old_len, st->st_mode, -1, -1, &tmp, &e) < 0)) {
+		*err = e;
+		return NULL;
+	}
+	char *name = NULL;
+	int i;
+	for (i = 0; i < KG_BACKUPS_MAX; i++) {
+		name = i ? kg_asprintf("%s.orig.%d", real, i) : kg_asprintf("%s.orig", real);
+		if (link(tmp, name) == 0)
+			break;
+		int en = errno;
+		free(name);
+		name = NULL;
+		if (en != EEXIST) {
+			kg_fail(err, "%s.orig: cannot write the backup: %s", real, strerror(en));
+			break;
+		}
+	}
+	if (i == KG_BACKUPS_MAX)
+		kg_fail(err, "%s.orig … %s.orig.%d all exist; remove old backups first; not written", real,
+			real, KG_BACKUPS_MAX - 1);
+	unlink(tmp);
+	free(tmp);
+	return name;
+}
+
+int kg_patch_apply(const kg_patch *p, char **backup_out, kg_error *err)
+{
+	if (backup_out)
+		*backup_out = NULL;
+	/* a symlinked config: the edit goes to its target, the link stays */
+	char *real = realpath(p->path, NULL);
+	if (!real)
+		return kg_fail(err, "%s: cannot resolve: %s", p->path, strerror(errno));
+	int fd = -1, rc = -1;
+	char *backup = NULL;
+	struct stat st;
+	/* lock the file; an apply that held the lock may have replaced it
+	 * (rename gives a new inode), so lock again until the name and the
+	 * locked file agree */
+	for (int tries = 0;; tries++) {
+		fd = open(real, O_RDWR | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0) {
+			kg_fail(err, "%s: %s: %s", p->path, errno == EACCES || errno == EROFS ?
+				"not writable" : "cannot open", strerror(errno));
+			goto out;
+		}
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			kg_fail(err, "%s: not a regular file; not written", p->path);
+			goto out;
+		}
+		int fl;
+		while ((fl = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+			;
+		if (fl != 0) {
+			kg_fail(err, "%s: cannot lock: %s", p->path, strerror(errno));
+			goto out;
+		}
+		struct stat now;
+		if (fstat(fd, &st) == 0 && stat(real, &now) == 0 && now.st_dev == st.st_dev &&
+		    now.st_ino == st.st_ino)
+			break;
+		close(fd);
+		fd = -1;
+		if (tries == 100) {
+			kg_fail(err, "%s: keeps being replaced; not written", p->path);
+			goto out;
+		}
+	}
+	kg_buf now = {0};
+	bool readable = read_fd(fd, &now, p->old_len);
+	bool same = readable && now.len == p->old_len &&
+		    (!now.len || memcmp(now.data, p->old_text, now.len) == 0);
 	kg_buf_free(&now);
-	if (!same)
-		return kg_fail(err, "%s: changed since it was read; not written", p->path);
-	mode_t mode = p->st.st_mode ? p->st.st_mode : 0644;
-	char *orig = kg_asprintf("%s.orig", p->path);
-	char *tmp_new = NULL, *tmp_orig = NULL;
-	int rc = -1;
-	if (kg_write_temp(p->path, p->new_text, p->new_len, mode, &tmp_new, err) < 0)
-		goto out;
-	if (kg_write_temp(orig, p->old_text, p->old_len, mode, &tmp_orig, err) < 0)
-		goto out;
-	if (rename(tmp_orig, orig) != 0) {
-		kg_fail(err, "%s: cannot write backup: %s", orig, strerror(errno));
+	if (!same) {
+		kg_fail(err, "%s: changed since it was read; not written", p->path);
 		goto out;
 	}
-	free(tmp_orig);
-	tmp_orig = NULL;
-	if (rename(tmp_new, p->path) != 0) {
-		kg_fail(err, "%s: cannot replace: %s", p->path, strerror(errno));
+	sigset_t held;
+	kg_signals_hold(&held);
+	backup = write_backup(real, p, &st, err);
+	if (!backup) {
+		kg_signals_release(&held);
 		goto out;
 	}
-	free(tmp_new);
-	tmp_new = NULL;
+	/* one name: a new file renamed over it, with the mode, owner and group
+	 * of the old; several hard links (or an owner this user cannot give):
+	 * in place, under the lock, so every name sees the new text */
+	bool in_place = st.st_nlink > 1;
+	if (!in_place) {
+		char *tmp = NULL;
+		kg_error e = {0};
+		if (kg_write_temp(real, p->new_text, p->new_len, st.st_mode, (long)st.st_uid,
+				  (long)st.st_gid, &tmp, &e) < 0) {
+			if (!strstr(e.msg, "owner and group")) {
+				*err = e;
+				goto undo;
+			}
+			in_place = true;
+		} else if (rename(tmp, real) != 0) {
+			kg_fail(err, "%s: cannot replace: %s", p->path, strerror(errno));
+			unlink(tmp);
+			free(tmp);
+			goto undo;
+		} else {
+			free(tmp);
+		}
+	}
+	if (in_place) {
+		if (pwrite(fd, p->new_text, p->new_len, 0) != (ssize_t)p->new_len ||
+		    ftruncate(fd, (off_t)p->new_len) != 0 || fsync(fd) != 0) {
+			int en = errno;
+			/* put the old text back as far as the disk lets us */
+			if (pwrite(fd, p->old_text, p->old_len, 0) == (ssize_t)p->old_len)
+				(void)!ftruncate(fd, (off_t)p->old_len);
+			kg_fail(err, "%s: cannot write in place: %s (the old text is in %s)", p->path,
+				strerror(en), backup);
+			kg_signals_release(&held);
+			goto out;
+		}
+	}
+	kg_signals_release(&held);
 	rc = 0;
+	if (backup_out) {
+		*backup_out = backup;
+		backup = NULL;
+	}
+	goto out;
+undo:
+	unlink(backup);
+	kg_signals_release(&held);
 out:
-	if (tmp_new) {
-		unlink(tmp_new);
-		free(tmp_new);
-	}
-	if (tmp_orig) {
-		unlink(tmp_orig);
-		free(tmp_orig);
-	}
-	free(orig);
+	if (fd >= 0)
+		close(fd); /* releases the lock */
+	free(backup);
+	free(real);
 	return rc;
 }
 

@@ -359,7 +359,7 @@ int kg_svg_write(const kg_report *rep, const kg_log_facts *lfs, const size_t *lo
 		 size_t nlogs, const char *path, kg_error *err)
 {
 	char *svg = kg_svg_render(rep, lfs, logs_first, nlogs);
-	int rc = kg_write_atomic(path, svg, strlen(svg), 0644, err);
+	int rc = kg_write_output(path, svg, strlen(svg), err);
 	free(svg);
 	return rc;
 }

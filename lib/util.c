@@ -7,6 +7,10 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -50,10 +54,29 @@ int kg_fail_at(kg_error *err, int64_t offset, const char *fmt, ...)
 	return -1;
 }
 
-static void oom_abort(size_t n)
+static void (*oom_handler)(size_t);
+
+void kg_set_oom_handler(void (*fn)(size_t n))
 {
+	oom_handler = fn;
+}
+
+void kg_out_of_memory(size_t n)
+{
+	if (oom_handler)
+		oom_handler(n);
 	fprintf(stderr, "kgmem-diagnose: out of memory allocating %zu bytes\n", n);
 	abort();
+}
+
+static void oom_abort(size_t n)
+{
+	kg_out_of_memory(n);
+}
+
+void *kg_hook_malloc(size_t n)
+{
+	return kg_malloc(n);
 }
 
 void *kg_malloc(size_t n)
@@ -246,7 +269,7 @@ char *kg_sanitize_utf8(const char *s, size_t n)
 		}
 		size_t len = kg_utf8_len((const unsigned char *)s + i, n - i, false);
 		if (!len) {
-			kg_buf_putc(&b, '?');
+			kg_buf_puts(&b, "\xef\xbf\xbd");
 			i++;
 			continue;
 		}
@@ -256,33 +279,156 @@ char *kg_sanitize_utf8(const char *s, size_t n)
 	return kg_buf_steal(&b);
 }
 
-int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode,
-		  char **tmp_out, kg_error *err)
+char *kg_utf8_repair(const char *s, size_t n, size_t *out_len)
 {
-	char *tmp = kg_asprintf("%s.kgmem-XXXXXX", path);
-	int fd = mkstemp(tmp);
+	kg_buf b = {0};
+	size_t i = 0, clean = 0; /* s[clean, i) is valid and not yet copied */
+	while (i < n) {
+		if ((unsigned char)s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len = kg_utf8_len((const unsigned char *)s + i, n - i, false);
+		if (len) {
+			i += len;
+			continue;
+		}
+		kg_buf_append(&b, s + clean, i - clean);
+		kg_buf_puts(&b, "\xef\xbf\xbd");
+		clean = ++i;
+	}
+	kg_buf_append(&b, s + clean, n - clean);
+	*out_len = b.len;
+	return kg_buf_steal(&b);
+}
+
+/* write(2) until done; false with errno on an error or a short write
+ * that makes no progress (a full disk). */
+static bool write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = ENOSPC;
+			return false;
+		}
+		off += (size_t)w;
+	}
+	return true;
+}
+
+int kg_write_fd(int fd, const void *data, size_t len)
+{
+	return write_all(fd, data, len) ? 0 : -1;
+}
+
+static unsigned tmp_counter;
+
+/* A name beside path that did not exist a moment ago: path.kgmem-PID-N-R. */
+static char *tmp_name(const char *path)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	unsigned r = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16) ^ (++tmp_counter * 2654435761u);
+	return kg_asprintf("%s.kgmem-%ld-%06x", path, (long)getpid(), r & 0xffffff);
+}
+
+void kg_signals_hold(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGXFSZ);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void kg_signals_release(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode, long uid,
+		  long gid, char **tmp_out, kg_error *err)
+{
+	/* an unnamed file (O_TMPFILE) has no name a kill could leave behind
+	 * until it is linked in, just before the caller renames it */
+	char *dir = kg_strdup(path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	char *tmp = NULL;
+	bool named = false;
+	int fd = -1;
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#endif
+	if (fd < 0) {
+		for (int i = 0; i < 100 && fd < 0; i++) {
+			free(tmp);
+			tmp = tmp_name(path);
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (fd < 0 && errno != EEXIST)
+				break;
+		}
+		named = fd >= 0;
+	}
+	free(dir);
 	if (fd < 0) {
 		kg_fail(err, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
 		free(tmp);
 		return -1;
 	}
-	const char *p = data;
-	size_t off = 0;
-	bool ok = fchmod(fd, (mode_t)(mode & 07777)) == 0;
-	while (ok && off < len) {
-		ssize_t w = write(fd, p + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		ok = w > 0;
-		off += ok ? (size_t)w : 0;
+	int saved = 0;
+	bool ok = true;
+	if (uid >= 0 || gid >= 0) {
+		ok = fchown(fd, (uid_t)uid, (gid_t)gid) == 0;
+		if (!ok) {
+			saved = errno;
+			kg_fail(err, "%s: cannot give the new file its owner and group (%s)", path,
+				strerror(saved));
+		}
 	}
-	ok = ok && fsync(fd) == 0;
-	int saved = errno;
-	if (close(fd) != 0)
-		ok = false;
-	if (!ok) {
-		unlink(tmp);
+	if (ok && !(ok = fchmod(fd, (mode_t)(mode & 07777)) == 0 && write_all(fd, data, len) &&
+		    fsync(fd) == 0)) {
+		saved = errno;
 		kg_fail(err, "%s: cannot write: %s", path, strerror(saved ? saved : EIO));
+	}
+	if (ok && !named) {
+		/* give the unnamed file a name beside path */
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		ok = false;
+		for (int i = 0; i < 100 && !ok; i++) {
+			free(tmp);
+			tmp = tmp_name(path);
+			ok = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0;
+			if (!ok && errno != EEXIST)
+				break;
+		}
+		named = ok;
+		if (!ok)
+			kg_fail(err, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+	}
+	if (close(fd) != 0 && ok) {
+		ok = false;
+		kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+	}
+	if (!ok) {
+		if (named)
+			unlink(tmp);
 		free(tmp);
 		return -1;
 	}
@@ -293,14 +439,103 @@ int kg_write_temp(const char *path, const void *data, size_t len, unsigned mode,
 int kg_write_atomic(const char *path, const void *data, size_t len, unsigned mode, kg_error *err)
 {
 	char *tmp;
-	if (kg_write_temp(path, data, len, mode, &tmp, err) < 0)
-		return -1;
-	int rc = 0;
-	if (rename(tmp, path) != 0) {
-		kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
-		unlink(tmp);
-		rc = -1;
+	sigset_t old;
+	kg_signals_hold(&old);
+	int rc = kg_write_temp(path, data, len, mode, -1, -1, &tmp, err);
+	if (rc == 0) {
+		if (rename(tmp, path) != 0) {
+			kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+			unlink(tmp);
+			rc = -1;
+		}
+		free(tmp);
 	}
-	free(tmp);
+	kg_signals_release(&old);
+	return rc;
+}
+
+/* In place: truncate (regular files only) and write through fd. */
+static int write_in_place(const char *path, int fd, bool regular, const void *data, size_t len,
+			  kg_error *err)
+{
+	if (regular && ftruncate(fd, 0) != 0)
+		return kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+	if (!write_all(fd, data, len) || (regular && fsync(fd) != 0))
+		return kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+	return 0;
+}
+
+/* The descriptor a path names when it is one of ours ("-", /dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1. Opening these anew
+ * would start a regular file over at offset 0 (or truncate what the shell
+ * redirected); writing to the descriptor itself appends where it is. */
+static int fd_alias(const char *path)
+{
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	const char *num = !strncmp(path, "/dev/fd/", 8) ? path + 8 :
+			  !strncmp(path, "/proc/self/fd/", 14) ? path + 14 : NULL;
+	if (!num || !*num || strspn(num, "0123456789") != strlen(num) || strlen(num) > 6)
+		return -1;
+	int fd = atoi(num);
+	return fcntl(fd, F_GETFL) >= 0 ? fd : -1;
+}
+
+int kg_write_output(const char *path, const void *data, size_t len, kg_error *err)
+{
+	int alias = fd_alias(path);
+	if (alias >= 0)
+		return write_all(alias, data, len) ? 0 :
+		       kg_fail(err, "%s: cannot write: %s", alias == STDOUT_FILENO ? "standard output" : path,
+			       strerror(errno));
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		if (errno != ENOENT)
+			return kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+		mode_t um = umask(0);
+		umask(um);
+		return kg_write_atomic(path, data, len, 0666 & ~um, err);
+	}
+	if (S_ISDIR(st.st_mode))
+		return kg_fail(err, "%s: is a directory", path);
+	/* FIFOs, terminals, devices, /dev/stdout and files with several
+	 * names are written in place; a regular file (through any symlinks)
+	 * is replaced whole, keeping its mode, owner and group */
+	bool in_place = !S_ISREG(st.st_mode) || st.st_nlink > 1;
+	char *real = in_place ? NULL : realpath(path, NULL);
+	if (!in_place && real) {
+		char *tmp;
+		sigset_t old;
+		kg_signals_hold(&old);
+		kg_error e = {0};
+		int rc = kg_write_temp(real, data, len, st.st_mode, (long)st.st_uid, (long)st.st_gid, &tmp, &e);
+		if (rc == 0) {
+			rc = rename(tmp, real);
+			if (rc != 0) {
+				kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+				unlink(tmp);
+			}
+			free(tmp);
+			kg_signals_release(&old);
+			free(real);
+			return rc == 0 ? 0 : -1;
+		}
+		kg_signals_release(&old);
+		if (!strstr(e.msg, "owner and group")) {
+			*err = e;
+			free(real);
+			return -1;
+		}
+		/* cannot keep the owner through a new file: write in place */
+	}
+	free(real);
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
+	int rc = write_in_place(path, fd, S_ISREG(st.st_mode), data, len, err);
+	if (close(fd) != 0 && rc == 0)
+		rc = kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
 	return rc;
 }

@@ -215,6 +215,13 @@ PY
 	python3 -c 'import sys; d=100000; sys.stdout.write("training:\n  x: " + "[" * d + "]" * d + "\n")' >"$tmp/deep.yaml"
 	expect "YAML nested 100,000 deep via --config" 03 "$tmp/deep.yaml" --config "$tmp/deep.yaml" "$log"
 fi
+# issue 14's reproducers (testdata/configs): refused with the line, also
+# under --diff, which crashed on the alias and hung on the mapping bomb
+seed=$root/testdata/logs/seed-001-rotate-eval.log
+for f in alias-two-roles-one-node:3 yaml-alias-bomb-mappings:9 dup-key:4; do
+	c=$root/testdata/configs/${f%:*}.yaml
+	expect "issue 14: ${f%:*}.yaml via --config --diff" 3 "$c:${f#*:}:" --diff --config "$c" "$seed"
+done
 
 # --- rules with catastrophic regexes (--rules; PCRE2 match limits)
 mkdir "$tmp/rules"

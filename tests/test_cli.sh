@@ -4,7 +4,7 @@
 # lines, NUL bytes, CRLF and invalid UTF-8. Prints TAP.
 # usage: test_cli.sh EXE SOURCE_ROOT
 set -u
-exe=$1
+exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -140,6 +140,68 @@ check "--apply writes the change and keeps .orig" "[ $rc = 0 ] && cmp -s $cfg $t
 check "--apply keeps the file mode" "[ \$(stat -c %a $tmp/cfg.yaml) = 640 ]"
 "$exe" --format json --config "$tmp/cfg.yaml" "$seed" >"$tmp/o" 2>&1
 check "after --apply nothing is left to change" "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert d[\"patches\"]==[], d[\"patches\"]'"
+# issue 14: the first original survives any number of applies; the note
+# names the backup; a kill at any moment leaves no torn config, no temporary
+# file, and the original recoverable.
+cp "$cfg" "$tmp/many.yaml"
+"$exe" --apply --config "$tmp/many.yaml" "$seed" >/dev/null 2>&1
+sed -i 's/^  test_bs: 64 /  test_bs: 512/' "$tmp/many.yaml"
+"$exe" --apply --config "$tmp/many.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "a second --apply keeps the first original and names its own backup" \
+	"[ $rc = 0 ] && cmp -s $cfg $tmp/many.yaml.orig && grep -q '^  test_bs: 512' $tmp/many.yaml.orig.1 && grep -qF 'many.yaml: written; the old text is in $tmp/many.yaml.orig.1' $tmp/o" "rc=$rc $(grep written $tmp/o)"
+cp "$cfg" "$tmp/want-old.yaml"; cp "$cfg" "$tmp/want-new.yaml"
+"$exe" --apply --config "$tmp/want-new.yaml" "$seed" >/dev/null 2>&1; rm -f "$tmp/want-new.yaml.orig"
+mkdir -p "$tmp/linked/real"; cp "$cfg" "$tmp/linked/real/t.yaml"; ln -s real/t.yaml "$tmp/linked/l.yaml"
+"$exe" --apply --config "$tmp/linked/l.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--apply on a symlinked config: still a symlink to the edited target, backup beside the target" \
+	"[ $rc = 0 ] && [ -L $tmp/linked/l.yaml ] && [ \"\$(readlink $tmp/linked/l.yaml)\" = real/t.yaml ] && grep -q '^  test_bs: 64 ' $tmp/linked/real/t.yaml && cmp -s $cfg $tmp/linked/real/t.yaml.orig" "rc=$rc $(grep written $tmp/o)"
+cp "$cfg" "$tmp/linked/h1.yaml"; ln "$tmp/linked/h1.yaml" "$tmp/linked/h2.yaml"
+"$exe" --apply --config "$tmp/linked/h1.yaml" "$seed" >/dev/null 2>&1; rc=$?
+check "--apply on a hard-linked config: both names see the edit" \
+	"[ $rc = 0 ] && [ \$(stat -c %h $tmp/linked/h2.yaml) = 2 ] && grep -q '^  test_bs: 64 ' $tmp/linked/h2.yaml"
+torn=0 leftover=0 lost=0 killed=0
+for i in $(seq 1 40); do
+	mkdir -p "$tmp/kill"; rm -f "$tmp/kill/"*
+	cp "$cfg" "$tmp/kill/k.yaml"
+	"$exe" --apply --config "$tmp/kill/k.yaml" "$seed" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.0$((i % 10))$((i % 7))"
+	case $((i % 3)) in 0) sig=TERM ;; 1) sig=INT ;; 2) sig=KILL ;; esac
+	kill -s $sig $pid 2>/dev/null && killed=$((killed + 1))
+	wait $pid 2>/dev/null
+	what="$i $sig: $(ls "$tmp/kill" | tr '\n' ' ')"
+	if ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml" && ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml"; then torn=$((torn + 1)); echo "# torn: $what"; fi
+	if cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml" && ! cmp -s "$tmp/kill/k.yaml.orig" "$tmp/want-old.yaml"; then lost=$((lost + 1)); echo "# lost: $what"; fi
+	# SIGKILL cannot be held: only between naming the finished temporary
+	# and renaming it (microseconds) can one stay behind
+	if [ $sig != KILL ] && ls "$tmp/kill" | grep -q kgmem-; then leftover=$((leftover + 1)); echo "# leftover: $what"; fi
+done
+check "kill loop: 40 applies killed (TERM/INT/KILL) at random moments: no torn config, no temporary file, original recoverable" \
+	"[ $torn = 0 ] && [ $leftover = 0 ] && [ $lost = 0 ]" "torn=$torn leftover=$leftover lost=$lost killed=$killed"
+rm -rf "$tmp/kill"
+
+# issue 14: --apply writes only configs given with --config. A config the
+# log names (absolute or ../ path) gets its diff and the command that would
+# apply it, and is left exactly as it was.
+mkdir -p "$tmp/victim" "$tmp/run/sub"
+cp "$cfg" "$tmp/victim/cfg.yaml"; cp "$cfg" "$tmp/victim/rel.yaml"
+sed "1s#/srv/experiments/victim/cfg.yaml#$tmp/victim/cfg.yaml#" "$root/testdata/repro/log-names-config.log" >"$tmp/names-abs.log"
+(cd "$tmp/run/sub" && "$exe" --apply "$tmp/names-abs.log" >"$tmp/o" 2>"$tmp/e"); rc=$?
+check "--apply does not write an absolute config path only the log names" \
+	"[ $rc = 0 ] && cmp -s $cfg $tmp/victim/cfg.yaml && ! ls $tmp/victim | grep -qv '^\(cfg\|rel\).yaml\$' && grep -q '^+  test_bs: 64 ' $tmp/o" "rc=$rc $(ls $tmp/victim) $(cat $tmp/e)"
+check "… and prints the command that would apply it" \
+	"grep -qF '$tmp/victim/cfg.yaml: not written: not given with --config; to apply: kgmem-diagnose --apply --config $tmp/victim/cfg.yaml $tmp/names-abs.log' $tmp/o" "$(grep -F 'to apply' $tmp/o)"
+(cd "$tmp/run/sub" && eval "$(sed -n 's/^.*to apply: kgmem-diagnose/"$exe"/p' "$tmp/o")" >/dev/null 2>&1); rc=$?
+check "… which applies it" "[ $rc = 0 ] && grep -q '^  test_bs: 64 ' $tmp/victim/cfg.yaml && cmp -s $cfg $tmp/victim/cfg.yaml.orig"
+sed "1s#/srv/experiments/victim/cfg.yaml#../../victim/rel.yaml#" "$root/testdata/repro/log-names-config.log" >"$tmp/names-rel.log"
+(cd "$tmp/run/sub" && "$exe" --apply "$tmp/names-rel.log" >"$tmp/o" 2>"$tmp/e"); rc=$?
+check "--apply does not write a ../ config path only the log names" \
+	"[ $rc = 0 ] && cmp -s $cfg $tmp/victim/rel.yaml && [ ! -e $tmp/victim/rel.yaml.orig ] && grep -q 'rel.yaml: not written' $tmp/o" "rc=$rc $(cat $tmp/e)"
+cp "$cfg" "$tmp/positional.yaml"
+"$exe" --apply "$tmp/positional.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--apply does not write a config given as a positional argument" \
+	"[ $rc = 0 ] && cmp -s $cfg $tmp/positional.yaml && [ ! -e $tmp/positional.yaml.orig ] && grep -q 'positional.yaml: not written' $tmp/o" "rc=$rc"
+
 printf 'data:\n  test_bs: [1, 2\n' >"$tmp/bad.yaml"
 "$exe" --config "$tmp/bad.yaml" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep -q 'bad.yaml:[0-9]' $tmp/e" "rc=$rc $(cat $tmp/e)"
@@ -183,6 +245,98 @@ check "OOMs among 9,000 reading lines: every one, with its line and step" "[ -s 
 check "--progress leaves stdout unchanged" "[ $rc = 0 ] && cmp -s $tmp/o $tmp/o2"
 "$exe" --no-progress "$log" >/dev/null 2>"$tmp/e"
 check "--no-progress prints nothing on stderr" "[ ! -s $tmp/e ]"
+
+# --- issue 14: outputs to anything, errors before output
+"$exe" "$seed" >/dev/full 2>"$tmp/e"; rc=$?
+check "a report to a full disk (/dev/full) → exit 3, one line" "[ $rc = 3 ] && [ \$(wc -l <$tmp/e) = 1 ] && grep -q 'standard output: cannot write' $tmp/e" "rc=$rc $(cat $tmp/e)"
+"$exe" --format json "$seed" >/dev/full 2>"$tmp/e"; rc=$?
+check "JSON to a full disk → exit 3" "[ $rc = 3 ]"
+"$exe" --help >/dev/full 2>"$tmp/e"; rc=$?
+check "--help to a full disk → exit 3" "[ $rc = 3 ]"
+"$exe" --set oom.free=banana "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "--set oom.free=banana → exit 2, one line on stderr, no report" \
+	"[ $rc = 2 ] && [ \$(wc -l <$tmp/e) = 1 ] && grep -q \"oom.free: 'banana' is not a size\" $tmp/e && [ ! -s $tmp/o ]" "rc=$rc $(cat $tmp/e)"
+for bad in dataset.entities=-5 dataset.entities=0 config.eval_batch_size=2.5 step=-1 oom.free=-3GiB; do
+	"$exe" --set "$bad" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "--set $bad → exit 2, one line, no report" "[ $rc = 2 ] && [ \$(wc -l <$tmp/e) = 1 ] && [ ! -s $tmp/o ]" "rc=$rc $(cat $tmp/e)"
+done
+cp "$cfg" "$tmp/setcfg.yaml"
+"$exe" --apply --svg "$tmp/set.svg" --config "$tmp/setcfg.yaml" --set dataset.entities=-5 "$seed" >"$tmp/o" 2>&1; rc=$?
+check "a bad --set writes nothing (no --apply, no --svg)" "[ $rc = 2 ] && cmp -s $cfg $tmp/setcfg.yaml && [ ! -e $tmp/setcfg.yaml.orig ] && [ ! -e $tmp/set.svg ]"
+"$exe" --set step=0 --set dataset.entities=40943 "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--set step=0 and a positive count are taken" "[ $rc = 0 ] && [ -s $tmp/o ]"
+"$exe" --rules "$tmp/no-such-rules" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a bad --rules → exit 3, one line, no report" "[ $rc = 3 ] && [ \$(wc -l <$tmp/e) = 1 ] && [ ! -s $tmp/o ]" "rc=$rc"
+u8=$root/testdata/repro/invalid-utf8-fields.log
+for f in text json markdown github sarif; do
+	"$exe" --format $f --diff --config "$cfg" "$u8" >"$tmp/o" 2>&1
+	check "--format $f on invalid UTF-8 input is valid UTF-8 with U+FFFD" \
+		"python3 -c 'import sys; t=open(\"$tmp/o\",\"rb\").read().decode(\"utf-8\"); assert \"\\ufffd\" in t; \"$f\" in (\"json\",\"sarif\") and __import__(\"json\").loads(t)'" "$(python3 -c "open('$tmp/o','rb').read().decode('utf-8')" 2>&1 | tail -1)"
+done
+printf 'oom\377' >"$tmp/bad$(printf '\377')name.log"; cat "$seed" >>"$tmp/bad$(printf '\377')name.log"
+"$exe" --format json "$tmp/bad$(printf '\377')name.log" >"$tmp/o" 2>&1
+check "a file name with invalid UTF-8 comes out as U+FFFD" "python3 -c 'import json; d=json.load(open(\"$tmp/o\",encoding=\"utf-8\")); assert \"bad\\ufffdname\" in d[\"inputs\"][0][\"path\"]'"
+
+"$exe" rules list >/dev/full 2>"$tmp/e"; rc=$?
+check "a subcommand's output to a full disk (rules list) → exit 3" "[ $rc = 3 ] && grep -q 'standard output: cannot write' $tmp/e"
+cp "$root/testdata/snapshots/eor-nn-counterfactuals.pickle" "$tmp/snap$(printf '\377').pickle"
+"$exe" snapshot "$tmp/snap$(printf '\377').pickle" >"$tmp/o" 2>&1; rc=$?
+check "snapshot subcommand: a file name with invalid UTF-8 comes out as U+FFFD" \
+	"[ $rc = 0 ] && python3 -c 'assert \"snap\ufffd.pickle\" in open(\"$tmp/o\",\"rb\").read().decode(\"utf-8\")'"
+
+# memory exhaustion is exit 3 "out of memory", never an abort or "invalid
+# JSON" (address-space caps; not under ASan, which reserves terabytes)
+if grep -q __asan_init "$exe" 2>/dev/null; then
+	ok "out of memory reading a pickle # SKIP ASan build"
+	ok "out of memory reading a JSON snapshot # SKIP ASan build"
+else
+	python3 -c '
+import json
+seg = lambda i: {"device": 0, "address": i * 2097152, "total_size": 2097152, "allocated_size": 1048576,
+    "active_size": 1048576, "requested_size": 1048576, "stream": 0, "segment_type": "large",
+    "frames": [], "blocks": [{"address": i * 2097152, "size": 1048576, "requested_size": 1048576,
+    "state": "active_allocated", "frames": []}, {"address": i * 2097152 + 1048576, "size": 1048576,
+    "requested_size": 0, "state": "inactive", "frames": []}]}
+json.dump({"segments": [seg(i) for i in range(20000)], "device_traces": [[]]}, open("'"$tmp"'/big-snap.json", "w"))'
+	for what in "pickle:$root/testdata/snapshots/cs336-transformer-fullstep.pickle" "JSON snapshot:$tmp/big-snap.json"; do
+		f=${what#*:} bad= oom=0
+		for kb in 8000 10000 12000 14000 16000 20000 30000 40000 50000 60000 70000; do
+			(ulimit -v $kb; exec "$exe" "$f") >/dev/null 2>"$tmp/e"; rc=$?
+			[ $rc -gt 3 ] && bad="$bad $kb:rc=$rc"
+			[ $rc = 3 ] && ! grep -q 'out of memory\|too large to read' "$tmp/e" && bad="$bad $kb:$(head -c 80 $tmp/e)"
+			grep -q 'out of memory' "$tmp/e" && oom=$((oom + 1))
+		done
+		check "out of memory reading a ${what%%:*}: exit 3 \"out of memory\" at every cap, never an abort" "[ -z \"$bad\" ] && [ $oom -gt 0 ]" "$bad oom=$oom"
+	done
+fi
+
+# --svg: "-" is stdout; FIFOs and devices are written in place; a symlink
+# to a regular file stays a symlink to the new picture
+"$exe" --svg - "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--svg - writes the picture to stdout" "[ $rc = 0 ] && head -1 $tmp/o | grep -q '^<?xml' && [ ! -e ./- ]"
+"$exe" --svg /dev/stdout "$seed" >"$tmp/redirected" 2>&1; rc=$?
+check "--svg /dev/stdout redirected to a file: the picture, then the report, in that file" \
+	"[ $rc = 0 ] && head -1 $tmp/redirected | grep -q '^<?xml' && grep -q 'error: CUDA out of memory' $tmp/redirected"
+"$exe" --svg /dev/fd/3 "$seed" 3>"$tmp/fd3.svg" >/dev/null 2>&1; rc=$?
+check "--svg /dev/fd/3 writes to descriptor 3" "[ $rc = 0 ] && grep -q '</svg>' $tmp/fd3.svg"
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/from-fifo" & reader=$!
+timeout 20 "$exe" --svg "$tmp/fifo" "$seed" >/dev/null 2>&1; rc=$?
+wait $reader
+check "--svg FIFO: written through the FIFO, which stays a FIFO" "[ $rc = 0 ] && [ -p $tmp/fifo ] && grep -q '</svg>' $tmp/from-fifo" "rc=$rc"
+echo old >"$tmp/pic-target.svg"; ln -s pic-target.svg "$tmp/pic.svg"
+"$exe" --svg "$tmp/pic.svg" "$seed" >/dev/null 2>&1; rc=$?
+check "--svg through a symlink: still a symlink, the target holds the picture" "[ $rc = 0 ] && [ -L $tmp/pic.svg ] && grep -q '</svg>' $tmp/pic-target.svg"
+if [ "$(id -u)" = 0 ]; then
+	mknod "$tmp/null" c 1 3 && mknod "$tmp/full" c 1 7
+	"$exe" --svg "$tmp/null" "$seed" >/dev/null 2>&1; rc=$?
+	check "--svg to a device node (root): written in place, still a device" "[ $rc = 0 ] && [ -c $tmp/null ]"
+	"$exe" --svg "$tmp/full" "$seed" >/dev/null 2>"$tmp/e"; rc=$?
+	check "--svg to a full device → exit 3 naming it, still a device" "[ $rc = 3 ] && [ -c $tmp/full ] && grep -q 'full: cannot write' $tmp/e" "rc=$rc $(cat $tmp/e)"
+else
+	ok "--svg to a device node # SKIP not root (mknod)"
+	ok "--svg to a full device # SKIP not root (mknod)"
+fi
 
 echo "1..$n"
 [ $failed = 0 ]

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "config.h"
+
 #include "tap.h"
 
 #define CFG(name) KG_TESTDATA_DIR "/configs/" name
@@ -91,9 +94,58 @@ static void others(void)
 	TAP_OK(c == NULL && strstr(err.msg, "not a YAML mapping"), "a list is not a config");
 }
 
+/* Issue 14: configs an edit could not keep its promises on are refused
+ * with the line (reproducers from ../shared/repro, see SOURCES.md). */
+static void refused(void)
+{
+	kg_error err = {0};
+	kg_config *c = kg_config_load(CFG("dup-key.yaml"), &err);
+	TAP_OK(c == NULL && err.line == 4 && strstr(err.msg, "duplicate key 'test_bs' (first at line 3)"),
+	       "duplicate key refused at its second line: %ld %s", err.line, err.msg);
+	kg_config_free(c);
+
+	memset(&err, 0, sizeof err);
+	c = kg_config_load(CFG("alias-two-roles-one-node.yaml"), &err);
+	TAP_OK(c == NULL && err.line == 3 && strstr(err.msg, "gradient_accumulation_steps") &&
+	       strstr(err.msg, "batch_size (train_batch_size, line 2)") && strstr(err.msg, "alias"),
+	       "two roles on one node refused, both lines named: %ld %s", err.line, err.msg);
+	kg_config_free(c);
+
+	memset(&err, 0, sizeof err);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c = kg_config_load(CFG("yaml-alias-bomb-mappings.yaml"), &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	TAP_OK(c == NULL && err.line > 0 && strstr(err.msg, "aliases expand to more than 10000 keys"),
+	       "alias bomb refused with its line: %ld %s", err.line, err.msg);
+	TAP_OK(s < 2.0, "… quickly (%.3f s)", s);
+	kg_config_free(c);
+
+	/* aliases within the bounds are read as before */
+	const char *ok = "base: &b\n  lr: 0.1\n  dim: 64\ntrain:\n  opt: *b\n  test_bs: 8\n";
+	memset(&err, 0, sizeof err);
+	c = kg_config_parse("ok.yaml", ok, strlen(ok), NULL, &err);
+	int64_t v = 0;
+	TAP_OK(c && kg_config_role_int(c, "eval_batch_size", &v) && v == 8, "an alias to a mapping is still read (%s)", err.msg);
+	kg_config_free(c);
+
+	/* a recursion through aliases deeper than 64 mappings is refused */
+	kg_buf b = {0};
+	for (int i = 0; i < 70; i++)
+		kg_buf_printf(&b, "%*sk%d:\n", 2 * i, "", i);
+	kg_buf_printf(&b, "%*sv: 1\n", 140, "");
+	memset(&err, 0, sizeof err);
+	c = kg_config_parse("deep.yaml", b.data, b.len, NULL, &err);
+	TAP_OK(c == NULL && strstr(err.msg, "nested deeper than 64"), "70 nested mappings refused: %s", err.msg);
+	kg_config_free(c);
+	kg_buf_free(&b);
+}
+
 int main(void)
 {
 	seed();
 	others();
+	refused();
 	return tap_done();
 }

@@ -68,7 +68,13 @@ static void utf8(void)
 		TAP_EQ_I64(kg_utf8_len((const unsigned char *)v[i].s, v[i].n, v[i].cut), v[i].want,
 			   "kg_utf8_len case %zu", i);
 	char *t = kg_sanitize_utf8("a\xff\x80\x80" "b\xc3\xa9\tc\x01", 10);
-	TAP_EQ_STR(t, "a???" "b\xc3\xa9\tc ", "sanitize: 0xff is no lead byte, controls become spaces");
+	TAP_EQ_STR(t, "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "b\xc3\xa9\tc ",
+		   "sanitize: 0xff is no lead byte (U+FFFD), controls become spaces");
+	free(t);
+	size_t rn = 0;
+	t = kg_utf8_repair("a\xff\n\x1b[1m\xe2\x96\0z\xc3\xa9", 13, &rn);
+	TAP_OK(rn == 19 && !memcmp(t, "a\xef\xbf\xbd\n\x1b[1m\xef\xbf\xbd\xef\xbf\xbd\0z\xc3\xa9", 19),
+	       "repair: invalid bytes become U+FFFD, newlines, escapes and NULs stay (%zu bytes)", rn);
 	free(t);
 }
 

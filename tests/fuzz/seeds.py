@@ -100,4 +100,15 @@ for r in corpus:
         put("summary", r["id"], r["text"])
 put("snapshot", "stats.json", '{"allocated_bytes.all.current": 1024, "reserved_bytes.all.peak": 2097152, "num_ooms": 1}')
 put("snapshot", "segments.json", '[{"device": 0, "address": 0, "total_size": 2097152, "allocated_size": 512, "active_size": 512, "requested_size": 500, "stream": 0, "segment_type": "small", "blocks": [{"size": 512, "requested_size": 500, "state": "active_allocated"}, {"size": 2096640, "state": "inactive"}]}]')
+# pipeline: each test log alone and followed by each test config (the
+# harness splits at its separator line; see fuzz_pipeline.c)
+sep = b"\n--- kgmem-fuzz config ---\n"
+cfgs = [open(os.path.join(cfg_dir, fn), "rb").read() for fn in sorted(os.listdir(cfg_dir))] if os.path.isdir(cfg_dir) else []
+for i, lp in enumerate(logs):
+    with open(lp, "rb") as f:
+        log = f.read(65536)
+    put("pipeline", "l%02d" % i, log)
+    for j, cfg in enumerate(cfgs):
+        if (i + j) % 3 == 0:
+            put("pipeline", "l%02d-c%02d" % (i, j), log + sep + cfg)
 print("seeds:", {h: len(os.listdir(os.path.join(out, h))) for h in sorted(os.listdir(out))})
