@@ -179,7 +179,8 @@ void kg_differential_build(kg_incident *inc)
 			}
 		}
 	}
-	qsort(v, n, sizeof *v, cmp_hyp);
+	if (n)
+		qsort(v, n, sizeof *v, cmp_hyp);
 	inc->differential = kg_malloc((n ? n : 1) * sizeof *inc->differential);
 	for (size_t i = 0; i < n; i++) {
 		/* the top's rival: the next hypothesis that is neither ruled out
