@@ -134,6 +134,13 @@ static cJSON *finding_json(const kg_finding *f)
 			else
 				cJSON_AddStringToObject(set, r->set_roles[k], r->set_values[k]);
 		}
+		/* the config's own key for each role a loaded config names */
+		if (r->set_keys) {
+			cJSON *keys = cJSON_AddObjectToObject(ro, "keys");
+			for (size_t k = 0; k < r->nset; k++)
+				if (r->set_keys[k])
+					cJSON_AddStringToObject(keys, r->set_roles[k], r->set_keys[k]);
+		}
 		if (r->code)
 			cJSON_AddStringToObject(ro, "code", r->code);
 		if (r->caveat)
