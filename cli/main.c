@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <yaml.h>
 #include <zlib.h>
@@ -53,7 +54,8 @@ static void usage(FILE *out)
 "      --progress         show a progress line on stderr even when not a TTY\n"
 "      --no-progress      never show a progress line\n"
 "      --svg FILE         write a picture of memory over time (SVG)\n"
-"  -q, --quiet            print only the headline of each incident\n"
+"  -q, --quiet            print only the verdict line of each incident\n"
+"  -v, --verbose          print every finding, frame and remedy\n"
 "  -V, --version          print version information and exit\n"
 "  -h, --help             print this help and exit\n"
 "\n"
@@ -124,6 +126,16 @@ static int parse_fail_on(const char *s, enum kg_severity *out)
 	return 0;
 }
 
+/* Columns of the terminal on standard output, 0 when it is not one (the
+ * text report is wrapped on a terminal only). */
+static int terminal_width(void)
+{
+	struct winsize ws;
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_col < 20)
+		return 0;
+	return ws.ws_col;
+}
+
 static int bad_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", progname);
@@ -166,6 +178,7 @@ int main(int argc, char **argv)
 	}
 
 	kg_options opt = {0};
+	bool verbose = false;
 	opt.format = "text";
 	opt.color = -1;
 	opt.progress = -1;
@@ -186,13 +199,14 @@ int main(int argc, char **argv)
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"svg", required_argument, NULL, OPT_SVG},
 		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:f:r:s:qVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:f:r:s:qvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': push(&opt.configs, &opt.nconfigs, optarg); break;
 		case 'f':
@@ -224,6 +238,7 @@ int main(int argc, char **argv)
 		case OPT_NO_PROGRESS: opt.progress = 0; break;
 		case OPT_SVG: opt.svg = optarg; break;
 		case 'q': opt.quiet = true; break;
+		case 'v': verbose = true; break;
 		case 'V': version(); return KG_EXIT_OK;
 		case 'h': usage(stdout); return KG_EXIT_OK;
 		case ':': {
@@ -279,7 +294,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(opt.format, "markdown")) {
 		kg_report_markdown(&rep, stdout);
 	} else {
-		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .diff = opt.diff || opt.apply};
+		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
+				    .diff = opt.diff || opt.apply, .width = terminal_width()};
 		kg_report_text(&rep, stdout, &st);
 	}
 	fflush(stdout);

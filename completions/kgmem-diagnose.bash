@@ -79,7 +79,7 @@ _kgmem_diagnose()
 	esac
 
 	local opts="--config --format --fail-on --diff --apply --rules --set --color
-		--progress --no-progress --svg --quiet --version --help"
+		--progress --no-progress --svg --quiet --verbose --version --help"
 	case $sub in
 	rules)
 		local n=0

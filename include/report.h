@@ -77,12 +77,22 @@ void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos
 
 typedef struct kg_text_style {
 	bool color;        /* ANSI colours (decided by --color / NO_COLOR / TTY) */
-	bool quiet;        /* -q: headlines only */
+	bool quiet;        /* -q: the verdict line only */
+	bool verbose;      /* --verbose: every finding, frame and note */
+	int width;         /* wrap lines at this many columns (a terminal's
+	                      width), 0 = never wrap */
 	bool diff;         /* --diff / --apply: print the config patches */
 } kg_text_style;
 
-/* Text report: compiler convention `FILE:LINE: SEVERITY: message [rule]`
- * then indented `= evidence` and `help: remedy` lines. */
+/* Text report, verdict first (DIAGNOSIS §6). Per incident: line 1
+ * `FILE:LINE: SEVERITY: headline [cause, CONFIDENCE confidence]` (the
+ * compiler convention editors and CI problem matchers parse); line 2 the
+ * one action (`help:` the first remedy of the cause's first finding, its
+ * config roles named by the user's own keys when a config is loaded);
+ * then the budget as a bar with the request under it, the arithmetic, the
+ * differential and the other remedies, each once. --verbose adds every
+ * finding, the frame, phase and follow-ups; -q prints line 1 only. The
+ * summary counts incidents by severity and by cause. */
 void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
 
 /* JSON report (schema kgmem-diagnose/1), pretty-printed, newline-terminated. */

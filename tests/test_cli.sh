@@ -152,5 +152,27 @@ check "--progress leaves stdout unchanged" "[ $rc = 0 ] && cmp -s $tmp/o $tmp/o2
 "$exe" --no-progress "$log" >/dev/null 2>"$tmp/e"
 check "--no-progress prints nothing on stderr" "[ ! -s $tmp/e ]"
 
+# --- wrapping: to the terminal's width on a terminal, never on a pipe
+# (script(1), from bsdutils, gives the command a terminal 60 columns wide)
+seed1=$root/testdata/logs/seed-001-rotate-eval.log
+"$exe" --color never "$seed1" >"$tmp/o"
+check "piped, the text report is not wrapped" "awk 'length > 100 { long = 1 } END { exit !long }' $tmp/o"
+if script -qec "stty cols 60; '$exe' --color never '$seed1'" /dev/null >"$tmp/tty" 2>&1; then
+	tr -d '\r' <"$tmp/tty" >"$tmp/t"
+	check "on a terminal 60 columns wide, no line is wider" \
+		"python3 -c 'import sys; sys.exit(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().splitlines()) > 60)' $tmp/t" "$(head -5 $tmp/t)"
+	check "wrapping keeps every word" "[ \"\$(tr -s ' \n' '  ' <$tmp/t)\" = \"\$(tr -s ' \n' '  ' <$tmp/o)\" ]"
+else
+	notok "script(1) gives a terminal" "$(head -3 $tmp/tty)"
+fi
+# --- verdict first: -q one line; --verbose every finding; the summary by cause
+"$exe" -q "$seed1" >"$tmp/o"
+check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q '\[eval-blowup, medium confidence\]\$' $tmp/o"
+"$exe" -v "$seed1" >"$tmp/o"
+check "-v prints every finding and the frame" "grep -q '\[eval-blowup.eval-phase\]' $tmp/o && grep -q '= at /home/user/kgmed/models/rotate.py:97' $tmp/o"
+"$exe" "$seed1" "$root/testdata/logs/real-tf-0004-two-root-errors.log" "$log" >"$tmp/o"
+check "the summary counts incidents by severity and cause" \
+	"grep -qx '3 incidents: 3 errors; by cause: 1 eval-blowup, 1 undetermined, 1 capacity; rank 1 failed first (--verbose for every finding)' $tmp/o" "$(tail -1 $tmp/o)"
+
 echo "1..$n"
 [ $failed = 0 ]
