@@ -43,7 +43,11 @@ static void usage(FILE *out)
 "\n"
 "Options:\n"
 "  -c, --config FILE      training config (YAML); may be repeated\n"
-"  -f, --format FORMAT    text (default), json, markdown, github, sarif\n"
+"  -f, --format FORMAT    text (default), json, jsonl, markdown, github, sarif\n"
+"  -o, --output FILE      write the report to FILE (atomically) instead of stdout\n"
+"      --stdin-filename NAME  name standard input NAME in the report (SARIF,\n"
+"                         GitHub annotations, headlines)\n"
+"      --label KEY=VALUE  add KEY to every jsonl line's labels; may be repeated\n"
 "      --fail-on LEVEL    exit 1 when a finding is at least LEVEL:\n"
 "                         never (default), info, warning, error\n"
 "      --diff             print suggested config changes as a unified diff\n"
@@ -179,12 +183,15 @@ int main(int argc, char **argv)
 
 	kg_options opt = {0};
 	bool verbose = false;
+	const char *output = NULL, *stdin_name = NULL;
+	const char **labels = NULL;
+	size_t nlabels = 0;
 	opt.format = "text";
 	opt.color = -1;
 	opt.progress = -1;
 
 	enum { OPT_FAIL_ON = 256, OPT_DIFF, OPT_APPLY, OPT_COLOR, OPT_PROGRESS,
-	       OPT_NO_PROGRESS, OPT_SVG };
+	       OPT_NO_PROGRESS, OPT_SVG, OPT_STDIN_FILENAME, OPT_LABEL };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"format", required_argument, NULL, 'f'},
@@ -200,20 +207,23 @@ int main(int argc, char **argv)
 		{"svg", required_argument, NULL, OPT_SVG},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"output", required_argument, NULL, 'o'},
+		{"stdin-filename", required_argument, NULL, OPT_STDIN_FILENAME},
+		{"label", required_argument, NULL, OPT_LABEL},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:f:r:s:qvVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:f:o:r:s:qvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': push(&opt.configs, &opt.nconfigs, optarg); break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "jsonl") &&
 			    strcmp(optarg, "markdown") && strcmp(optarg, "github") &&
 			    strcmp(optarg, "sarif"))
-				return bad_usage("unknown format '%s' (text, json, markdown, github, sarif)", optarg);
+				return bad_usage("unknown format '%s' (text, json, jsonl, markdown, github, sarif)", optarg);
 			opt.format = optarg;
 			break;
 		case OPT_FAIL_ON:
@@ -239,6 +249,17 @@ int main(int argc, char **argv)
 		case OPT_SVG: opt.svg = optarg; break;
 		case 'q': opt.quiet = true; break;
 		case 'v': verbose = true; break;
+		case 'o': output = optarg; break;
+		case OPT_STDIN_FILENAME:
+			if (!*optarg)
+				return bad_usage("--stdin-filename needs a name%s", "");
+			stdin_name = optarg;
+			break;
+		case OPT_LABEL:
+			if (optarg[0] == '=' || !strchr(optarg, '='))
+				return bad_usage("--label '%s' is not KEY=VALUE", optarg);
+			push(&labels, &nlabels, optarg);
+			break;
 		case 'V': version(); return KG_EXIT_OK;
 		case 'h': usage(stdout); return KG_EXIT_OK;
 		case ':': {
@@ -266,8 +287,12 @@ int main(int argc, char **argv)
 	}
 
 	if (opt.color < 0) {
-		const char *nc = getenv("NO_COLOR");
-		opt.color = (nc && *nc) ? 0 : isatty(STDOUT_FILENO);
+		/* NO_COLOR, then FORCE_COLOR / CLICOLOR_FORCE (set and not "0"),
+		 * then a terminal on stdout (never when writing to -o FILE) */
+		const char *nc = getenv("NO_COLOR"), *fc = getenv("FORCE_COLOR"),
+			   *cf = getenv("CLICOLOR_FORCE");
+		bool force = (fc && *fc && strcmp(fc, "0")) || (cf && *cf && strcmp(cf, "0"));
+		opt.color = (nc && *nc) ? 0 : force ? 1 : !output && isatty(STDOUT_FILENO);
 	}
 
 	kg_report rep;
@@ -282,23 +307,45 @@ int main(int argc, char **argv)
 	enum kg_status st = kg_diagnose(paths, npaths, &opt, &rep, &err);
 	int rc = st == KG_STATUS_OK ? KG_EXIT_OK : st == KG_STATUS_USAGE ? KG_EXIT_USAGE : KG_EXIT_INPUT;
 	const char *bad = err.path[0] ? err.path : NULL;
+	if (stdin_name)
+		kg_report_name_stdin(&rep, stdin_name);
+	/* -o FILE: the report is built in memory and written whole */
+	char *obuf = NULL;
+	size_t olen = 0;
+	FILE *out = output ? open_memstream(&obuf, &olen) : stdout;
+	if (!out) {
+		fprintf(stderr, "%s: %s: out of memory\n", progname, output);
+		return KG_EXIT_INPUT;
+	}
 
 	if (rc == KG_EXIT_INPUT && rep.nincidents == 0) {
 		/* nothing useful to show: only the error line below */
 	} else if (!strcmp(opt.format, "json")) {
-		kg_report_json(&rep, stdout);
+		kg_report_json(&rep, out);
+	} else if (!strcmp(opt.format, "jsonl")) {
+		kg_report_jsonl(&rep, labels, nlabels, out);
 	} else if (!strcmp(opt.format, "github")) {
-		kg_report_github(&rep, stdout);
+		kg_report_github(&rep, out);
 	} else if (!strcmp(opt.format, "sarif")) {
-		kg_report_sarif(&rep, NULL, 0, stdout);
+		kg_report_sarif(&rep, NULL, 0, out);
 	} else if (!strcmp(opt.format, "markdown")) {
-		kg_report_markdown(&rep, stdout);
+		kg_report_markdown(&rep, out);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
-				    .diff = opt.diff || opt.apply, .width = terminal_width()};
-		kg_report_text(&rep, stdout, &st);
+				    .diff = opt.diff || opt.apply, .width = output ? 0 : terminal_width()};
+		kg_report_text(&rep, out, &st);
 	}
-	fflush(stdout);
+	fflush(out);
+	if (output) {
+		fclose(out);
+		kg_error we = {0};
+		if (kg_write_atomic(output, obuf, olen, 0644, &we) < 0) {
+			fprintf(stderr, "%s: %s: %s\n", progname, output, we.msg);
+			if (rc == KG_EXIT_OK)
+				rc = KG_EXIT_INPUT;
+		}
+		free(obuf);
+	}
 
 	if (rc == KG_EXIT_INPUT) {
 		if (err.line > 0)
@@ -318,5 +365,6 @@ int main(int argc, char **argv)
 	free(opt.configs);
 	free(opt.rules_dirs);
 	free(opt.sets);
+	free(labels);
 	return rc;
 }

@@ -63,7 +63,18 @@ _kgmem_diagnose()
 
 	case $prev in
 	-f | --format)
-		COMPREPLY=($(compgen -W "text json markdown github sarif" -- "$cur")); return ;;
+		if [[ $sub == snapshot ]]; then
+			COMPREPLY=($(compgen -W "text json" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "text json jsonl markdown github sarif" -- "$cur"))
+		fi
+		return ;;
+	-o | --output)
+		_kgmem_diagnose_files ''; return ;;
+	--stdin-filename)
+		_kgmem_diagnose_files ''; return ;;
+	--label)
+		return ;;
 	--fail-on)
 		COMPREPLY=($(compgen -W "never info warning error" -- "$cur")); return ;;
 	--color | --colour)
@@ -79,7 +90,8 @@ _kgmem_diagnose()
 	esac
 
 	local opts="--config --format --fail-on --diff --apply --rules --set --color
-		--progress --no-progress --svg --quiet --verbose --version --help"
+		--progress --no-progress --svg --quiet --verbose --output --stdin-filename --label
+		--version --help"
 	case $sub in
 	rules)
 		local n=0

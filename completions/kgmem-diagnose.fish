@@ -22,7 +22,11 @@ complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and
 set -l main "not __fish_seen_subcommand_from $subcommands"
 complete -c kgmem-diagnose -n $main -F
 complete -c kgmem-diagnose -n $main -s c -l config -r -F -d 'Training config (YAML)'
-complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules" -s f -l format -x -a 'text json markdown github sarif' -d 'Output format'
+complete -c kgmem-diagnose -n $main -s f -l format -x -a 'text json jsonl markdown github sarif' -d 'Output format'
+complete -c kgmem-diagnose -n "__fish_seen_subcommand_from snapshot" -s f -l format -x -a 'text json' -d 'Output format'
+complete -c kgmem-diagnose -n $main -s o -l output -r -F -d 'Write the report to FILE'
+complete -c kgmem-diagnose -n $main -l stdin-filename -r -F -d 'Name standard input in the report'
+complete -c kgmem-diagnose -n $main -l label -x -d 'Add KEY=VALUE to every jsonl line'
 complete -c kgmem-diagnose -n $main -l fail-on -x -a 'never info warning error' -d 'Exit 1 when a finding is at least LEVEL'
 complete -c kgmem-diagnose -n $main -l diff -d 'Print suggested config changes as a unified diff'
 complete -c kgmem-diagnose -n $main -l apply -d 'Write suggested config changes (atomic, .orig backup)'

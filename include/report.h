@@ -71,6 +71,12 @@ kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char 
  * the CI formats' incident summary (memory true) are this line. */
 char *kg_incident_headline(const kg_incident *inc, bool memory);
 
+/* Renames standard input ("<stdin>") to name everywhere the report shows
+ * it: the inputs' display names and the incidents' paths (--stdin-filename,
+ * so that SARIF locations, GitHub annotations and the text headline name
+ * the file the log came from). name is copied. */
+void kg_report_name_stdin(kg_report *r, const char *name);
+
 /* Counts for "summary": incidents by their severity (kg_incident_severity
  * in incident.h; DIAGNOSIS §5), not findings. */
 void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos);
@@ -97,6 +103,15 @@ void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
 
 /* JSON report (schema kgmem-diagnose/1), pretty-printed, newline-terminated. */
 void kg_report_json(const kg_report *r, FILE *out);
+/* JSON Lines for log pipelines (--format jsonl): one line per incident,
+ * in input order, each a complete object: "schema", "version", "input"
+ * ({path, kind, bytes} of the input it came from), "labels" (an object of
+ * the KEY=VALUE strings in labels, nlabels of them, the last one winning
+ * for a repeated KEY; strings without '=' are skipped) and then every
+ * field of that incident as in incidents[] of the JSON report. No output
+ * for a report without incidents. Each line is newline-terminated and
+ * holds no raw newline. */
+void kg_report_jsonl(const kg_report *r, const char *const *labels, size_t nlabels, FILE *out);
 /* The same document as a cJSON tree (caller frees with cJSON_Delete). */
 struct cJSON *kg_report_to_json(const kg_report *r);
 /* One snapshots[] object of that document (DESIGN §4–§5; the shapes are

@@ -57,7 +57,12 @@ run_cases() {
 	}
 	expect() { expect_via comp "$mode" "$1" "$2"; }
 	expect "kgmem-diagnose --fo" "--format"
-	expect "kgmem-diagnose --format " "github json markdown sarif text"
+	expect "kgmem-diagnose --format " "github json jsonl markdown sarif text"
+	expect "kgmem-diagnose snapshot --format " "json text"
+	expect "kgmem-diagnose --stdin" "--stdin-filename"
+	expect "kgmem-diagnose --lab" "--label"
+	expect "kgmem-diagnose --out" "--output"
+	expect "kgmem-diagnose --verb" "--verbose"
 	expect "kgmem-diagnose -f s" "sarif"
 	expect "kgmem-diagnose --fail-on w" "warning"
 	expect "kgmem-diagnose --fail-on " "error info never warning"
@@ -115,7 +120,8 @@ if command -v fish >/dev/null; then
 			cut -f1 | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
 	}
 	fexpect() { expect_via fcomp fish "$1" "$2"; }
-	fexpect "kgmem-diagnose --format " "github json markdown sarif text"
+	fexpect "kgmem-diagnose --format " "github json jsonl markdown sarif text"
+	fexpect "kgmem-diagnose snapshot --format " "json text"
 	fexpect "kgmem-diagnose --fail-on " "error info never warning"
 	fexpect "kgmem-diagnose rules " "check facts list show"
 	fexpect "kgmem-diagnose rules show c" "capacity.shortfall"

@@ -26,8 +26,8 @@ for o in $(printf '%s\n' "$help" | grep -oE -- '(^|[ ,])-[a-zA-Z]([ ,]|$)' | tr 
 done
 for c in snapshot calc explain rules; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
 for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
-for e in NO_COLOR CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
-for f in text json markdown github sarif; do check "format $f" "*$f*" "$page"; done
+for e in NO_COLOR FORCE_COLOR CLICOLOR_FORCE CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
+for f in text json jsonl markdown github sarif; do check "format $f" "*$f*" "$page"; done
 # the vocabularies (include/vocab/*.def, one word a line): every cause has
 # its entry in kgmem-rules(5); every family, device type and phase is
 # listed in both pages
