@@ -166,6 +166,49 @@ static const struct {
 	{"rules", kg_cmd_rules},
 };
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps)
+ * between a and b, capped at 9; for did-you-mean. */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 32 || lb > 32)
+		return 9;
+	int d[33][33];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb] < 9 ? d[la][lb] : 9;
+}
+
+/* The candidate nearest to word (n of them), or NULL when none is within
+ * two edits (one for words of four letters or fewer). */
+static const char *nearest(const char *word, const char *const *cand, size_t n)
+{
+	const char *best = NULL;
+	int bd = strlen(word) <= 4 ? 2 : 3;
+	for (size_t i = 0; i < n; i++) {
+		int d = distance(word, cand[i]);
+		if (d < bd) {
+			bd = d;
+			best = cand[i];
+		}
+	}
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
@@ -178,6 +221,17 @@ int main(int argc, char **argv)
 				return KG_EXIT_USAGE;
 			}
 			return commands[i].fn(argc - 1, argv + 1);
+		}
+		/* a mistyped subcommand (not a file that exists) */
+		const char *names[sizeof commands / sizeof commands[0]];
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			names[i] = commands[i].name;
+		const char *near = argv[1][0] != '-' && access(argv[1], F_OK) != 0
+			? nearest(argv[1], names, sizeof names / sizeof *names) : NULL;
+		if (near) {
+			char what[160];
+			snprintf(what, sizeof what, "unknown command '%.64s'; did you mean '%s'?", argv[1], near);
+			return bad_usage("%s", what);
 		}
 	}
 
@@ -269,7 +323,24 @@ int main(int argc, char **argv)
 		}
 		default: {
 			char o[3] = {'-', (char)optopt, 0};
-			return bad_usage("unknown option '%s'", optopt ? o : argv[optind - 1]);
+			const char *bad = optopt ? o : argv[optind - 1];
+			if (!optopt && !strncmp(bad, "--", 2)) {
+				/* did you mean: the nearest long option */
+				char word[64];
+				snprintf(word, sizeof word, "%s", bad + 2);
+				word[strcspn(word, "=")] = 0;
+				const char *names[sizeof longopts / sizeof *longopts];
+				size_t nn = 0;
+				for (size_t i = 0; longopts[i].name; i++)
+					names[nn++] = longopts[i].name;
+				const char *near = nearest(word, names, nn);
+				if (near) {
+					char what[160];
+					snprintf(what, sizeof what, "unknown option '%s'; did you mean '--%s'?", bad, near);
+					return bad_usage("%s", what);
+				}
+			}
+			return bad_usage("unknown option '%s'", bad);
 		}
 		}
 	}

@@ -15,6 +15,14 @@ log=$root/testdata/logs/real-mr-0010-rank1-linear.log
 check "--help names every subcommand" "grep -q 'snapshot' $tmp/out && grep -q 'explain' $tmp/out && grep -q 'rules list' $tmp/out"
 "$exe" --version >"$tmp/out" 2>&1; check "--version exits 0 and names the version" "[ $? = 0 ] && grep -q '^kgmem-diagnose [0-9]' $tmp/out"
 "$exe" --bogus >"$tmp/out" 2>&1; check "unknown option exits 2" "[ $? = 2 ] && grep -q \"unknown option '--bogus'\" $tmp/out"
+# did you mean: a mistyped subcommand or long option is a usage error
+# naming the nearest one; a word that is a file is read as one
+"$exe" snapshto x.pickle >"$tmp/out" 2>&1; check "a mistyped subcommand suggests the nearest" "[ $? = 2 ] && grep -q \"unknown command 'snapshto'; did you mean 'snapshot'?\" $tmp/out" "$(cat $tmp/out)"
+"$exe" rule list >"$tmp/out" 2>&1; check "'rule' suggests 'rules'" "[ $? = 2 ] && grep -q \"did you mean 'rules'\" $tmp/out"
+"$exe" --formt json "$log" >"$tmp/out" 2>&1; check "a mistyped long option suggests the nearest" "[ $? = 2 ] && grep -q \"unknown option '--formt'; did you mean '--format'?\" $tmp/out" "$(cat $tmp/out)"
+"$exe" --verbsoe "$log" >"$tmp/out" 2>&1; check "a swapped pair of letters is one edit" "[ $? = 2 ] && grep -q \"did you mean '--verbose'\" $tmp/out"
+cp "$log" "$tmp/rules2"; absexe=$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")
+(cd "$tmp" && "$absexe" rules2 >"$tmp/out" 2>&1); check "a file named like a subcommand is read" "[ $? = 0 ] && grep -q '^rules2:3: error: ' $tmp/out" "$(head -2 $tmp/out)"
 "$exe" --format yaml "$log" >"$tmp/out" 2>&1; check "bad --format exits 2" "[ $? = 2 ]"
 "$exe" --fail-on sometimes "$log" >"$tmp/out" 2>&1; check "bad --fail-on exits 2" "[ $? = 2 ]"
 "$exe" --set novalue "$log" >"$tmp/out" 2>&1; check "--set without = exits 2" "[ $? = 2 ]"
