@@ -15,6 +15,16 @@ log=$root/testdata/logs/real-mr-0010-rank1-linear.log
 check "--help names every subcommand" "grep -q 'snapshot' $tmp/out && grep -q 'explain' $tmp/out && grep -q 'rules list' $tmp/out"
 "$exe" --version >"$tmp/out" 2>&1; check "--version exits 0 and names the version" "[ $? = 0 ] && grep -q '^kgmem-diagnose [0-9]' $tmp/out"
 "$exe" --bogus >"$tmp/out" 2>&1; check "unknown option exits 2" "[ $? = 2 ] && grep -q \"unknown option '--bogus'\" $tmp/out"
+# counts with K/M/B/T suffixes
+"$exe" calc adam --params 7B >"$tmp/out" 2>&1; rc=$?
+"$exe" calc adam --params 7000000000 >"$tmp/want" 2>&1
+check "calc adam --params 7B is 7,000,000,000 parameters" "[ $rc = 0 ] && cmp -s $tmp/out $tmp/want && grep -q '= 104.31 GiB' $tmp/out" "$(cat $tmp/out)"
+"$exe" calc logits --batch 8 --seq 2k --vocab 128K >"$tmp/out" 2>&1; rc=$?
+"$exe" calc logits --batch 8 --seq 2000 --vocab 128000 >"$tmp/want" 2>&1
+check "lower-case and K suffixes on other counts" "[ $rc = 0 ] && cmp -s $tmp/out $tmp/want"
+"$exe" calc adam --params 7X >"$tmp/out" 2>&1
+check "an unknown suffix is a usage error naming the suffixes" "[ $? = 2 ] && grep -q 'K, M, B or T' $tmp/out"
+
 # did you mean: a mistyped subcommand or long option is a usage error
 # naming the nearest one; a word that is a file is read as one
 "$exe" snapshto x.pickle >"$tmp/out" 2>&1; check "a mistyped subcommand suggests the nearest" "[ $? = 2 ] && grep -q \"unknown command 'snapshto'; did you mean 'snapshot'?\" $tmp/out" "$(cat $tmp/out)"
