@@ -25,6 +25,16 @@ for o in $(printf '%s\n' "$help" | grep -oE -- '(^|[ ,])-[a-zA-Z]([ ,]|$)' | tr 
 	check "short option $o" "*$o*" "$page"
 done
 for c in snapshot calc explain rules; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
+# every subcommand's own options, from its --help (short ones in brackets too)
+for c in snapshot calc explain rules; do
+	sub=$("$bin" $c --help 2>&1)
+	for o in $(printf '%s\n' "$sub" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+		check "$c option $o" "*$o*" "$page"
+	done
+	for o in $(printf '%s\n' "$sub" | grep -oE -- '(^|[ ,[])-[a-zA-Z]([] ,]|$)' | tr -d ' ,[]' | sort -u); do
+		check "$c option $o" "*$o*" "$page"
+	done
+done
 for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
 for e in NO_COLOR FORCE_COLOR CLICOLOR_FORCE CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
 for f in text json jsonl markdown github sarif; do check "format $f" "*$f*" "$page"; done
