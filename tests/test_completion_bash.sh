@@ -25,6 +25,11 @@ if [ "$1 $2" = "rules list" ]; then
 	echo "fragmentation.snapshot-largest-block error   Largest free block smaller than the request"
 	echo "capacity.shortfall                  error    A real shortfall"
 fi
+if [ "$1 $2" = "rules facts" ]; then
+	echo "dataset.entities                         count   entities in the dataset"
+	echo "dataset.relations                        count   relations in the dataset"
+	echo "oom.requested                            bytes   the request that failed"
+fi
 EOF
 printf '#!/bin/sh\necho "kgmem-diagnose: rules is not available" >&2\nexit 2\n' > "$tmp/bad/kgmem-diagnose"
 chmod +x "$tmp/bin/kgmem-diagnose" "$tmp/bad/kgmem-diagnose"
@@ -85,6 +90,10 @@ run_cases() {
 	else ok "[$mode] failing 'rules list' stays quiet"; fi
 	expect "kgmem-diagnose rules show x " ""
 	expect "kgmem-diagnose calc --bu" "--budget"
+	expect "kgmem-diagnose calc ad" "adam"
+	expect "kgmem-diagnose calc k" "kv-cache"
+	PATH=$tmp/bin:$PATH expect "kgmem-diagnose --set data" "dataset.entities= dataset.relations="
+	PATH=$tmp/bin:$PATH expect "kgmem-diagnose -s oom." "oom.requested="
 	expect "kgmem-diagnose explain --c" "--config"
 }
 
@@ -125,6 +134,8 @@ if command -v fish >/dev/null; then
 	fexpect "kgmem-diagnose --fail-on " "error info never warning"
 	fexpect "kgmem-diagnose rules " "check facts list show"
 	fexpect "kgmem-diagnose rules show c" "capacity.shortfall"
+	fexpect "kgmem-diagnose calc a" "activations adam alloc attention"
+	fexpect "kgmem-diagnose --set data" "dataset.entities= dataset.relations="
 else
 	skip "fish -n kgmem-diagnose.fish" "fish not installed"
 fi
