@@ -36,7 +36,9 @@ static const char calc_usage[] =
 "largest NAME whose value fits, rounded down to a power of two (--round pow2,\n"
 "default) or a multiple. 'alloc SIZE' shows the caching allocator's block and\n"
 "segment for a request, or, for a printed size, the requests that print it.\n"
-"Numbers accept 7e9, 1.5M is bytes (sizes are binary).\n";
+"Numbers accept 7e9; in EXPR 1.5M is bytes (sizes are binary), while the counts\n"
+"of the named calculators' options take K, M, B, T (thousand … trillion):\n"
+"'calc adam --params 7B'.\n";
 
 static int usage_error(const char *cmd, const char *msg, const char *arg)
 {
@@ -362,10 +364,21 @@ out:
 
 /* ---- named calculators ---- */
 
+/* A count: a non-negative number, with an optional decimal suffix K
+ * (thousand), M (million), B (billion) or T (trillion), either case, as
+ * model sizes are written ("7B", "1.5M"); rounded to an integer. */
 static int64_t num_arg(const char *s, bool *ok)
 {
 	char *end;
 	long double v = strtold(s, &end);
+	if (end != s && end[0] && !end[1]) {
+		const char *sfx = "KkMmBbTt", *at = strchr(sfx, end[0]);
+		if (at) {
+			static const long double mult[] = {1e3L, 1e6L, 1e9L, 1e12L};
+			v *= mult[(at - sfx) / 2];
+			end++;
+		}
+	}
 	if (end == s || *end || v < 0 || v > 9.2e18L) {
 		*ok = false;
 		return 0;
@@ -425,7 +438,7 @@ static int calc_named(const char *what, int argc, char **argv)
 		default: return usage_error("calc", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 		if (!ok)
-			return usage_error("calc", "'%s' is not a non-negative number", optarg);
+			return usage_error("calc", "'%s' is not a count (a non-negative number, optionally with K, M, B or T)", optarg);
 	}
 	const char *canon = NULL;
 	int w = kg_dtype_bytes(dtype, &canon);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <yaml.h>
 #include <zlib.h>
@@ -46,7 +47,11 @@ static void usage(FILE *out)
 "\n"
 "Options:\n"
 "  -c, --config FILE      training config (YAML); may be repeated\n"
-"  -f, --format FORMAT    text (default), json, markdown, github, sarif\n"
+"  -f, --format FORMAT    text (default), json, jsonl, markdown, github, sarif\n"
+"  -o, --output FILE      write the report to FILE (atomically) instead of stdout\n"
+"      --stdin-filename NAME  name standard input NAME in the report (SARIF,\n"
+"                         GitHub annotations, headlines)\n"
+"      --label KEY=VALUE  add KEY to every jsonl line's labels; may be repeated\n"
 "      --fail-on LEVEL    exit 1 when a finding is at least LEVEL:\n"
 "                         never (default), info, warning, error\n"
 "      --diff             print suggested config changes as a unified diff\n"
@@ -58,7 +63,8 @@ static void usage(FILE *out)
 "      --progress         show a progress line on stderr even when not a TTY\n"
 "      --no-progress      never show a progress line\n"
 "      --svg FILE         write a picture of memory over time (SVG)\n"
-"  -q, --quiet            print only the headline of each incident\n"
+"  -q, --quiet            print only the verdict line of each incident\n"
+"  -v, --verbose          print every finding, frame and remedy\n"
 "  -V, --version          print version information and exit\n"
 "  -h, --help             print this help and exit\n"
 "\n"
@@ -140,6 +146,16 @@ static int flushed(int rc)
 	return rc;
 }
 
+/* Columns of the terminal on standard output, 0 when it is not one (the
+ * text report is wrapped on a terminal only). */
+static int terminal_width(void)
+{
+	struct winsize ws;
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_col < 20)
+		return 0;
+	return ws.ws_col;
+}
+
 static int bad_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", progname);
@@ -219,6 +235,49 @@ static void out_of_memory(size_t n)
 	_exit(KG_EXIT_INPUT);
 }
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps)
+ * between a and b, capped at 9; for did-you-mean. */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 32 || lb > 32)
+		return 9;
+	int d[33][33];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb] < 9 ? d[la][lb] : 9;
+}
+
+/* The candidate nearest to word (n of them), or NULL when none is within
+ * two edits (one for words of four letters or fewer). */
+static const char *nearest(const char *word, const char *const *cand, size_t n)
+{
+	const char *best = NULL;
+	int bd = strlen(word) <= 4 ? 2 : 3;
+	for (size_t i = 0; i < n; i++) {
+		int d = distance(word, cand[i]);
+		if (d < bd) {
+			bd = d;
+			best = cand[i];
+		}
+	}
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	kg_set_oom_handler(out_of_memory);
@@ -236,15 +295,30 @@ int main(int argc, char **argv)
 				return flushed(commands[i].fn(argc - 1, argv + 1));
 			return run_captured(commands[i].fn, argc - 1, argv + 1);
 		}
+		/* a mistyped subcommand (not a file that exists) */
+		const char *names[sizeof commands / sizeof commands[0]];
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			names[i] = commands[i].name;
+		const char *near = argv[1][0] != '-' && access(argv[1], F_OK) != 0
+			? nearest(argv[1], names, sizeof names / sizeof *names) : NULL;
+		if (near) {
+			char what[160];
+			snprintf(what, sizeof what, "unknown command '%.64s'; did you mean '%s'?", argv[1], near);
+			return bad_usage("%s", what);
+		}
 	}
 
 	kg_options opt = {0};
+	bool verbose = false;
+	const char *output = NULL, *stdin_name = NULL;
+	const char **labels = NULL;
+	size_t nlabels = 0;
 	opt.format = "text";
 	opt.color = -1;
 	opt.progress = -1;
 
 	enum { OPT_FAIL_ON = 256, OPT_DIFF, OPT_APPLY, OPT_COLOR, OPT_PROGRESS,
-	       OPT_NO_PROGRESS, OPT_SVG };
+	       OPT_NO_PROGRESS, OPT_SVG, OPT_STDIN_FILENAME, OPT_LABEL };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"format", required_argument, NULL, 'f'},
@@ -259,20 +333,24 @@ int main(int argc, char **argv)
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"svg", required_argument, NULL, OPT_SVG},
 		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"output", required_argument, NULL, 'o'},
+		{"stdin-filename", required_argument, NULL, OPT_STDIN_FILENAME},
+		{"label", required_argument, NULL, OPT_LABEL},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:f:r:s:qVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:f:o:r:s:qvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': push(&opt.configs, &opt.nconfigs, optarg); break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "jsonl") &&
 			    strcmp(optarg, "markdown") && strcmp(optarg, "github") &&
 			    strcmp(optarg, "sarif"))
-				return bad_usage("unknown format '%s' (text, json, markdown, github, sarif)", optarg);
+				return bad_usage("unknown format '%s' (text, json, jsonl, markdown, github, sarif)", optarg);
 			opt.format = optarg;
 			break;
 		case OPT_FAIL_ON:
@@ -297,6 +375,18 @@ int main(int argc, char **argv)
 		case OPT_NO_PROGRESS: opt.progress = 0; break;
 		case OPT_SVG: opt.svg = optarg; break;
 		case 'q': opt.quiet = true; break;
+		case 'v': verbose = true; break;
+		case 'o': output = optarg; break;
+		case OPT_STDIN_FILENAME:
+			if (!*optarg)
+				return bad_usage("--stdin-filename needs a name%s", "");
+			stdin_name = optarg;
+			break;
+		case OPT_LABEL:
+			if (optarg[0] == '=' || !strchr(optarg, '='))
+				return bad_usage("--label '%s' is not KEY=VALUE", optarg);
+			push(&labels, &nlabels, optarg);
+			break;
 		case 'V': version(); return flushed(KG_EXIT_OK);
 		case 'h': usage(stdout); return flushed(KG_EXIT_OK);
 		case ':': {
@@ -306,7 +396,24 @@ int main(int argc, char **argv)
 		}
 		default: {
 			char o[3] = {'-', (char)optopt, 0};
-			return bad_usage("unknown option '%s'", optopt ? o : argv[optind - 1]);
+			const char *bad = optopt ? o : argv[optind - 1];
+			if (!optopt && !strncmp(bad, "--", 2)) {
+				/* did you mean: the nearest long option */
+				char word[64];
+				snprintf(word, sizeof word, "%s", bad + 2);
+				word[strcspn(word, "=")] = 0;
+				const char *names[sizeof longopts / sizeof *longopts];
+				size_t nn = 0;
+				for (size_t i = 0; longopts[i].name; i++)
+					names[nn++] = longopts[i].name;
+				const char *near = nearest(word, names, nn);
+				if (near) {
+					char what[160];
+					snprintf(what, sizeof what, "unknown option '%s'; did you mean '--%s'?", bad, near);
+					return bad_usage("%s", what);
+				}
+			}
+			return bad_usage("unknown option '%s'", bad);
 		}
 		}
 	}
@@ -324,8 +431,12 @@ int main(int argc, char **argv)
 	}
 
 	if (opt.color < 0) {
-		const char *nc = getenv("NO_COLOR");
-		opt.color = (nc && *nc) ? 0 : isatty(STDOUT_FILENO);
+		/* NO_COLOR, then FORCE_COLOR / CLICOLOR_FORCE (set and not "0"),
+		 * then a terminal on stdout (never when writing to -o FILE) */
+		const char *nc = getenv("NO_COLOR"), *fc = getenv("FORCE_COLOR"),
+			   *cf = getenv("CLICOLOR_FORCE");
+		bool force = (fc && *fc && strcmp(fc, "0")) || (cf && *cf && strcmp(cf, "0"));
+		opt.color = (nc && *nc) ? 0 : force ? 1 : !output && isatty(STDOUT_FILENO);
 	}
 
 	kg_report rep;
@@ -340,6 +451,8 @@ int main(int argc, char **argv)
 	enum kg_status st = kg_diagnose(paths, npaths, &opt, &rep, &err);
 	int rc = st == KG_STATUS_OK ? KG_EXIT_OK : st == KG_STATUS_USAGE ? KG_EXIT_USAGE : KG_EXIT_INPUT;
 	const char *bad = err.path[0] ? err.path : NULL;
+	if (stdin_name)
+		kg_report_name_stdin(&rep, stdin_name);
 
 	/* the report goes to memory first: whatever the inputs held, what
 	 * reaches stdout is valid UTF-8 (invalid bytes become U+FFFD), and a
@@ -357,6 +470,8 @@ int main(int argc, char **argv)
 		 * for (--set, --rules): only the error line below */
 	} else if (!strcmp(opt.format, "json")) {
 		kg_report_json(&rep, mem);
+	} else if (!strcmp(opt.format, "jsonl")) {
+		kg_report_jsonl(&rep, labels, nlabels, mem);
 	} else if (!strcmp(opt.format, "github")) {
 		kg_report_github(&rep, mem);
 	} else if (!strcmp(opt.format, "sarif")) {
@@ -364,12 +479,24 @@ int main(int argc, char **argv)
 	} else if (!strcmp(opt.format, "markdown")) {
 		kg_report_markdown(&rep, mem);
 	} else {
-		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .diff = opt.diff || opt.apply};
+		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
+				    .diff = opt.diff || opt.apply, .width = output ? 0 : terminal_width()};
 		kg_report_text(&rep, mem, &st);
 	}
 	if (fclose(mem) != 0) {
 		fprintf(stderr, "%s: out of memory writing the report\n", progname);
 		rc = KG_EXIT_INPUT;
+	} else if (output) {
+		/* -o FILE: the whole report, repaired, written atomically */
+		size_t clen = 0;
+		char *clean = kg_utf8_repair(out ? out : "", out ? outlen : 0, &clen);
+		kg_error we = {0};
+		if (kg_write_atomic(output, clean, clen, 0644, &we) < 0) {
+			fprintf(stderr, "%s: %s: %s\n", progname, output, we.msg);
+			if (rc == KG_EXIT_OK)
+				rc = KG_EXIT_INPUT;
+		}
+		free(clean);
 	} else {
 		rc = emit(out, outlen, rc);
 	}
@@ -403,5 +530,6 @@ int main(int argc, char **argv)
 	free(opt.configs);
 	free(opt.rules_dirs);
 	free(opt.sets);
+	free(labels);
 	return rc;
 }

@@ -41,6 +41,12 @@ _kgmem_diagnose_files()
 	compopt -o filenames 2>/dev/null
 }
 
+# Fact names for --set, as NAME=: the first field of `rules facts`.
+_kgmem_diagnose_facts()
+{
+	"$1" rules facts 2>/dev/null | awk 'NF { print $1 "=" }'
+}
+
 _kgmem_diagnose()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -90,7 +96,18 @@ _kgmem_diagnose()
 
 	case $prev in
 	-f | --format)
-		COMPREPLY=($(compgen -W "text json markdown github sarif" -- "$cur")); return ;;
+		if [[ $sub == snapshot ]]; then
+			COMPREPLY=($(compgen -W "text json" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "text json jsonl markdown github sarif" -- "$cur"))
+		fi
+		return ;;
+	-o | --output)
+		_kgmem_diagnose_files ''; return ;;
+	--stdin-filename)
+		_kgmem_diagnose_files ''; return ;;
+	--label)
+		return ;;
 	--fail-on)
 		COMPREPLY=($(compgen -W "never info warning error" -- "$cur")); return ;;
 	--color | --colour)
@@ -101,12 +118,20 @@ _kgmem_diagnose()
 		_kgmem_diagnose_files dirs; return ;;
 	--svg)
 		_kgmem_diagnose_files svg; return ;;
-	-s | --set | --budget | --solve)
+	-s | --set)
+		if [[ -z $sub ]]; then
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -W "$(_kgmem_diagnose_facts "$cmd")" -- "$cur"))
+			compopt -o nospace 2>/dev/null
+		fi
+		return ;;
+	--budget | --solve | --label | --params | --batch | --dim | --seq | --vocab)
 		return ;;
 	esac
 
 	local opts="--config --format --fail-on --diff --apply --rules --set --color
-		--progress --no-progress --svg --quiet --version --help"
+		--progress --no-progress --svg --quiet --verbose --output --stdin-filename --label
+		--version --help"
 	case $sub in
 	rules)
 		local n=0
@@ -130,6 +155,10 @@ _kgmem_diagnose()
 		fi
 		return ;;
 	calc)
+		if [[ $cur != -* && $COMP_CWORD -eq 2 ]]; then
+			COMPREPLY=($(compgen -W "full-ranking negatives adam kv-cache activations attention logits alloc" -- "$cur"))
+			return
+		fi
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--budget --solve --round --set --batch --entities --dataset --dim --model --dtype --negatives --params --precision --8bit --zero --gpus --layers --kv-heads --head-dim --seq --hidden --heads --vocab --divisions --help" -- "$cur"))
 		return ;;
 	explain)

@@ -7,6 +7,11 @@ function __kgmem_diagnose_rule_ids
     command $cmd rules list 2>/dev/null | string match -rv '^\s*(#|$)' | string replace -r '\s.*' ''
 end
 
+function __kgmem_diagnose_facts
+    set -l cmd (commandline -opc)[1]
+    command $cmd rules facts 2>/dev/null | string match -rv '^\s*$' | string replace -r '\s.*' '='
+end
+
 complete -c kgmem-diagnose -f
 # Subcommands, only as the first argument.
 complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and test (count (commandline -opc)) -eq 1" \
@@ -24,23 +29,30 @@ complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from $subcommands; and
 set -l main "not __fish_seen_subcommand_from $subcommands"
 complete -c kgmem-diagnose -n $main -F
 complete -c kgmem-diagnose -n $main -s c -l config -r -F -d 'Training config (YAML)'
-complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules" -s f -l format -x -a 'text json markdown github sarif' -d 'Output format'
+complete -c kgmem-diagnose -n $main -s f -l format -x -a 'text json jsonl markdown github sarif' -d 'Output format'
+complete -c kgmem-diagnose -n "__fish_seen_subcommand_from snapshot" -s f -l format -x -a 'text json' -d 'Output format'
+complete -c kgmem-diagnose -n $main -s o -l output -r -F -d 'Write the report to FILE'
+complete -c kgmem-diagnose -n $main -l stdin-filename -r -F -d 'Name standard input in the report'
+complete -c kgmem-diagnose -n $main -l label -x -d 'Add KEY=VALUE to every jsonl line'
 complete -c kgmem-diagnose -n $main -l fail-on -x -a 'never info warning error' -d 'Exit 1 when a finding is at least LEVEL'
 complete -c kgmem-diagnose -n $main -l diff -d 'Print suggested config changes as a unified diff'
 complete -c kgmem-diagnose -n $main -l apply -d 'Write suggested changes to the --config files (numbered .orig backup)'
 complete -c kgmem-diagnose -n $main -s r -l rules -x -a '(__fish_complete_directories)' -d 'Extra or replacement rule files'
-complete -c kgmem-diagnose -n $main -s s -l set -x -d 'Supply a fact, NAME=VALUE'
+complete -c kgmem-diagnose -n $main -s s -l set -x -a '(__kgmem_diagnose_facts)' -d 'Supply a fact, NAME=VALUE'
 complete -c kgmem-diagnose -n $main -l color -l colour -x -a 'auto always never' -d 'Colour the text report'
 complete -c kgmem-diagnose -n $main -l progress -d 'Show a progress line even when not a TTY'
 complete -c kgmem-diagnose -n $main -l no-progress -d 'Never show a progress line'
 complete -c kgmem-diagnose -n "not __fish_seen_subcommand_from calc explain rules run" -l svg -r -F -d 'Write a picture of memory over time (SVG)'
-complete -c kgmem-diagnose -n $main -s q -l quiet -d 'Print only the headline of each incident'
+complete -c kgmem-diagnose -n $main -s q -l quiet -d 'Print only the verdict line of each incident'
+complete -c kgmem-diagnose -n $main -s v -l verbose -d 'Print every finding, frame and remedy'
 complete -c kgmem-diagnose -n $main -s V -l version -d 'Print version information and exit'
 complete -c kgmem-diagnose -s h -l help -d 'Print help and exit'
 
 # snapshot FILE...
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from snapshot' -F
-# calc EXPR... [--budget SIZE] [--solve NAME]
+# calc EXPR... [--budget SIZE] [--solve NAME], or a named calculator
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc; and test (count (commandline -opc)) -eq 2' \
+    -a 'full-ranking negatives adam kv-cache activations attention logits alloc' -d 'Calculator'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc' -l budget -x -d 'Memory budget (e.g. 9GiB)'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc' -l solve -x -d 'Name to solve for'
 # explain SIZE [--config FILE]

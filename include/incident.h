@@ -107,6 +107,10 @@ typedef struct kg_remedy {
 	size_t nenv;
 	char **set_roles, **set_values;   /* nset pairs; values already rendered */
 	size_t nset;
+	char **set_keys;                  /* nset entries or NULL: the loaded
+	                                     config's own dotted key for each
+	                                     role ("data.test_bs"), NULL where
+	                                     no config names it (diagnose.c) */
 	char *code;                       /* code change in words, or NULL */
 	char *caveat;                     /* or NULL */
 } kg_remedy;
@@ -191,5 +195,9 @@ void kg_differential_free(kg_incident *inc);
  * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
 enum kg_severity kg_incident_severity(const kg_incident *inc);
 void kg_remedy_free(kg_remedy *r);
+/* The name to print for the remedy's i-th setting (i < nset): the loaded
+ * config's own key ("data.test_bs") when one names the role, else the role
+ * ("eval_batch_size"). Static to the remedy; never NULL. */
+const char *kg_remedy_key(const kg_remedy *r, size_t i);
 
 #endif

@@ -75,18 +75,34 @@ kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char 
  * the CI formats' incident summary (memory true) are this line. */
 char *kg_incident_headline(const kg_incident *inc, bool memory);
 
+/* Renames standard input ("<stdin>") to name everywhere the report shows
+ * it: the inputs' display names and the incidents' paths (--stdin-filename,
+ * so that SARIF locations, GitHub annotations and the text headline name
+ * the file the log came from). name is copied. */
+void kg_report_name_stdin(kg_report *r, const char *name);
+
 /* Counts for "summary": incidents by their severity (kg_incident_severity
  * in incident.h; DIAGNOSIS §5), not findings. */
 void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos);
 
 typedef struct kg_text_style {
 	bool color;        /* ANSI colours (decided by --color / NO_COLOR / TTY) */
-	bool quiet;        /* -q: headlines only */
+	bool quiet;        /* -q: the verdict line only */
+	bool verbose;      /* --verbose: every finding, frame and note */
+	int width;         /* wrap lines at this many columns (a terminal's
+	                      width), 0 = never wrap */
 	bool diff;         /* --diff / --apply: print the config patches */
 } kg_text_style;
 
-/* Text report: compiler convention `FILE:LINE: SEVERITY: message [rule]`
- * then indented `= evidence` and `help: remedy` lines. */
+/* Text report, verdict first (DIAGNOSIS §6). Per incident: line 1
+ * `FILE:LINE: SEVERITY: headline [cause, CONFIDENCE confidence]` (the
+ * compiler convention editors and CI problem matchers parse); line 2 the
+ * one action (`help:` the first remedy of the cause's first finding, its
+ * config roles named by the user's own keys when a config is loaded);
+ * then the budget as a bar with the request under it, the arithmetic, the
+ * differential and the other remedies, each once. --verbose adds every
+ * finding, the frame, phase and follow-ups; -q prints line 1 only. The
+ * summary counts incidents by severity and by cause. */
 void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
 
 /* JSON report (schema kgmem-diagnose/1), pretty-printed, newline-terminated. */
@@ -94,6 +110,15 @@ void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
  * one JSON Lines record (`run --report FILE --label …`). */
 void kg_report_json_line(const kg_report *r, FILE *out);
 void kg_report_json(const kg_report *r, FILE *out);
+/* JSON Lines for log pipelines (--format jsonl): one line per incident,
+ * in input order, each a complete object: "schema", "version", "input"
+ * ({path, kind, bytes} of the input it came from), "labels" (an object of
+ * the KEY=VALUE strings in labels, nlabels of them, the last one winning
+ * for a repeated KEY; strings without '=' are skipped) and then every
+ * field of that incident as in incidents[] of the JSON report. No output
+ * for a report without incidents. Each line is newline-terminated and
+ * holds no raw newline. */
+void kg_report_jsonl(const kg_report *r, const char *const *labels, size_t nlabels, FILE *out);
 /* The same document as a cJSON tree (caller frees with cJSON_Delete). */
 struct cJSON *kg_report_to_json(const kg_report *r);
 /* One snapshots[] object of that document (DESIGN §4–§5; the shapes are

@@ -67,7 +67,10 @@ char *kg_gh_escape_property(const char *s);
  * run: tool.driver {name, version, semanticVersion, informationUri, rules},
  * results[] {ruleId, ruleIndex, level error|warning|note, message.text,
  * locations[].physicalLocation {artifactLocation.uri, region.startLine}},
- * artifacts[] for the inputs. driver.rules lists `rules` (nrules of them,
+ * artifacts[] for the inputs. Every result has a location (GitHub code
+ * scanning rejects one without): an input read from standard input and not
+ * renamed (kg_report_name_stdin) is the URI "stdin", with a notification
+ * saying so. driver.rules lists `rules` (nrules of them,
  * from the rule files) followed by every other rule id seen in the items;
  * rules may be NULL. Pretty-printed JSON, newline-terminated. */
 void kg_report_sarif(const kg_report *r, const kg_ci_rule *rules, size_t nrules, FILE *out);

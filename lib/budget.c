@@ -28,29 +28,38 @@ void kg_budget_from_facts(kg_budget *b, const kg_facts *f)
 	b->consistent = !c || c->num != 0;
 }
 
-char *kg_budget_line(const kg_budget *b, char *buf, size_t n)
+size_t kg_budget_parts(const kg_budget *b, kg_budget_part out[6])
+{
+	const struct { int64_t v; const char *what; } parts[] = {
+		{b->allocated, "allocated"},
+		{b->cached_unused, "cached unused"},
+		{b->non_pytorch, "non-PyTorch (this process)"},
+		{b->other_processes, "other processes"},
+		{b->unaccounted, b->split_uncertain ? "CUDA context + other processes" : "unaccounted"},
+		{b->free, "free"},
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		if (parts[i].v == KG_NONE || (parts[i].v == 0 && i >= 2 && i <= 4))
+			continue;
+		out[n++] = (kg_budget_part){parts[i].v, parts[i].what, (int)i};
+	}
+	return n;
+}
+
+char *kg_budget_line(const kg_budget *b, const char *const *glyphs, char *buf, size_t n)
 {
 	if (b->capacity == KG_NONE || n == 0)
 		return NULL;
 	char t[32];
 	size_t len = 0;
 	len += (size_t)snprintf(buf + len, n - len, "%s =", kg_size_format(b->capacity, t, sizeof t));
-	const struct { int64_t v; const char *what; } parts[] = {
-		{b->free, "free"},
-		{b->allocated, "allocated"},
-		{b->cached_unused, "cached unused"},
-		{b->non_pytorch, "non-PyTorch (this process)"},
-		{b->other_processes, "other processes"},
-		{b->unaccounted, b->split_uncertain ? "CUDA context + other processes" : "unaccounted"},
-	};
-	bool first = true;
-	for (size_t i = 0; i < sizeof parts / sizeof *parts && len < n; i++) {
-		if (parts[i].v == KG_NONE || (parts[i].v == 0 && i >= 3))
-			continue;
-		len += (size_t)snprintf(buf + len, n - len, "%s %s %s", first ? "" : " +",
-					kg_size_format(parts[i].v, t, sizeof t), parts[i].what);
-		first = false;
-	}
+	kg_budget_part p[6];
+	size_t np = kg_budget_parts(b, p);
+	for (size_t i = 0; i < np && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s %s %s", i ? " +" : "",
+					glyphs ? " " : "", glyphs ? glyphs[p[i].kind] : "",
+					kg_size_format(p[i].bytes, t, sizeof t), p[i].what);
 	if (len < n && !b->consistent)
 		snprintf(buf + len, n - len, " (these numbers contradict each other)");
 	return buf;

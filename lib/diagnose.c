@@ -437,6 +437,32 @@ static void shell_word(kg_buf *b, const char *s)
 	kg_buf_putc(b, '\'');
 }
 
+/* Names each remedy's roles by the loaded configs' own keys (the first
+ * config that has the role), so that advice reads `set data.test_bs: 64`
+ * like the diff it goes with. */
+static void name_config_keys(run *R)
+{
+	for (size_t i = 0; i < R->rep->nincidents; i++) {
+		kg_incident *inc = &R->rep->incidents[i];
+		for (size_t k = 0; k < inc->nfindings; k++) {
+			for (size_t r = 0; r < inc->findings[k].nremedies; r++) {
+				kg_remedy *rem = &inc->findings[k].remedies[r];
+				for (size_t s = 0; s < rem->nset; s++) {
+					for (size_t c = 0; c < R->nconfigs; c++) {
+						const kg_config_entry *e = kg_config_role(R->configs[c], rem->set_roles[s]);
+						if (!e || !e->path)
+							continue;
+						if (!rem->set_keys)
+							rem->set_keys = kg_calloc(rem->nset, sizeof *rem->set_keys);
+						rem->set_keys[s] = kg_strdup(e->path);
+						break;
+					}
+				}
+			}
+		}
+	}
+}
+
 /* Remedies that set config roles become one patch per config: the first
  * (most severe) finding that sets a role wins. Only numeric values are
  * written; a role the config does not have is inserted by the planner.
@@ -601,6 +627,7 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 		if (apply_rules(&R, &e, &usage) < 0)
 			FAIL(usage ? KG_STATUS_USAGE : KG_STATUS_INPUT, usage ? "--set" : "rules");
 	}
+	name_config_keys(&R);
 	if (status == 0) {
 		kg_error e = {0};
 		if (plan_patches(&R, &e) < 0)

@@ -72,6 +72,11 @@ void kg_frame_free(kg_frame *f)
 	free(f->code);
 }
 
+const char *kg_remedy_key(const kg_remedy *r, size_t i)
+{
+	return r->set_keys && r->set_keys[i] ? r->set_keys[i] : r->set_roles[i];
+}
+
 void kg_remedy_free(kg_remedy *r)
 {
 	free(r->title);
@@ -84,7 +89,10 @@ void kg_remedy_free(kg_remedy *r)
 	for (size_t i = 0; i < r->nset; i++) {
 		free(r->set_roles[i]);
 		free(r->set_values[i]);
+		if (r->set_keys)
+			free(r->set_keys[i]);
 	}
+	free(r->set_keys);
 	free(r->set_roles);
 	free(r->set_values);
 	free(r->code);

@@ -174,3 +174,19 @@ char *kg_incident_headline(const kg_incident *inc, bool memory)
 		kg_buf_putc(&b, ')');
 	return kg_buf_steal(&b);
 }
+
+void kg_report_name_stdin(kg_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->ninputs; i++) {
+		if (r->inputs[i].name && !strcmp(r->inputs[i].name, "<stdin>")) {
+			free(r->inputs[i].name);
+			r->inputs[i].name = kg_strdup(name);
+		}
+	}
+	for (size_t i = 0; i < r->nincidents; i++) {
+		if (r->incidents[i].path && !strcmp(r->incidents[i].path, "<stdin>")) {
+			free(r->incidents[i].path);
+			r->incidents[i].path = kg_strdup(name);
+		}
+	}
+}

@@ -63,7 +63,7 @@ char *kg_ci_remedy_line(const kg_remedy *rm)
 		sep = "; ";
 	}
 	for (size_t i = 0; i < rm->nset; i++) {
-		kg_buf_printf(&b, "%sset %s = %s", sep, rm->set_roles[i], rm->set_values[i]);
+		kg_buf_printf(&b, "%sset %s = %s", sep, kg_remedy_key(rm, i), rm->set_values[i]);
 		sep = "; ";
 	}
 	if (rm->code)

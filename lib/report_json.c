@@ -135,6 +135,13 @@ static cJSON *finding_json(const kg_finding *f)
 			else
 				cJSON_AddStringToObject(set, r->set_roles[k], r->set_values[k]);
 		}
+		/* the config's own key for each role a loaded config names */
+		if (r->set_keys) {
+			cJSON *keys = cJSON_AddObjectToObject(ro, "keys");
+			for (size_t k = 0; k < r->nset; k++)
+				if (r->set_keys[k])
+					cJSON_AddStringToObject(keys, r->set_roles[k], r->set_keys[k]);
+		}
 		if (r->code)
 			cJSON_AddStringToObject(ro, "code", r->code);
 		if (r->caveat)
@@ -572,4 +579,50 @@ void kg_report_json_line(const kg_report *r, FILE *out)
 	}
 	fputc('\n', out);
 	cJSON_Delete(root);
+}
+
+void kg_report_jsonl(const kg_report *r, const char *const *labels, size_t nlabels, FILE *out)
+{
+	for (size_t i = 0; i < r->nincidents; i++) {
+		const kg_incident *inc = &r->incidents[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "schema", "kgmem-diagnose/1");
+		cJSON_AddStringToObject(o, "version", KG_VERSION);
+		cJSON *in = cJSON_AddObjectToObject(o, "input");
+		for (size_t k = 0; k < r->ninputs; k++) {
+			if (!inc->path || strcmp(r->inputs[k].name, inc->path))
+				continue;
+			cJSON_AddItemToObject(in, "path", str_or_null(r->inputs[k].name));
+			cJSON_AddItemToObject(in, "kind", str_or_null(r->inputs[k].kind));
+			cJSON_AddItemToObject(in, "bytes", int_or_null(r->inputs[k].bytes));
+			break;
+		}
+		if (!cJSON_GetObjectItem(in, "path"))
+			cJSON_AddItemToObject(in, "path", str_or_null(inc->path));
+		cJSON *lab = cJSON_AddObjectToObject(o, "labels");
+		for (size_t k = 0; k < nlabels; k++) {
+			const char *eq = strchr(labels[k], '=');
+			if (!eq)
+				continue;
+			char *key = kg_strndup(labels[k], (size_t)(eq - labels[k]));
+			cJSON_DeleteItemFromObjectCaseSensitive(lab, key);
+			cJSON_AddStringToObject(lab, key, eq + 1);
+			free(key);
+		}
+		cJSON *inc_o = incident_json(inc);
+		/* the incident's own fields follow, flat, as in incidents[] */
+		while (inc_o->child) {
+			cJSON *m = cJSON_DetachItemViaPointer(inc_o, inc_o->child);
+			char *name = m->string;
+			m->string = NULL;
+			cJSON_AddItemToObject(o, name, m);
+			cJSON_free(name);
+		}
+		cJSON_Delete(inc_o);
+		char *s = cJSON_PrintUnformatted(o);
+		fputs(s, out);
+		fputc('\n', out);
+		cJSON_free(s);
+		cJSON_Delete(o);
+	}
 }

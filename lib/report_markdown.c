@@ -165,7 +165,7 @@ static void remedy(FILE *out, const kg_remedy *rm)
 	}
 	for (size_t i = 0; i < rm->nset; i++) {
 		fprintf(out, "%sset ", sep);
-		md_code(out, rm->set_roles[i]);
+		md_code(out, kg_remedy_key(rm, i));
 		fputs(" = ", out);
 		md_code(out, rm->set_values[i]);
 		sep = "; ";

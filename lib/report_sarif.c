@@ -80,6 +80,15 @@ static bool is_stdin(const char *path)
 	return !path || !*path || strcmp(path, "<stdin>") == 0 || strcmp(path, "-") == 0;
 }
 
+/* The artifact URI of an input: its path, or "stdin" for a log read from
+ * standard input without --stdin-filename (GitHub code scanning rejects a
+ * result without a location, so every result has one; a note says how to
+ * name it). Malloc'd. */
+static char *artifact_uri(const char *path)
+{
+	return kg_path_to_uri(is_stdin(path) ? "stdin" : path);
+}
+
 static void add_int_or_null(cJSON *o, const char *key, int64_t v)
 {
 	if (v == KG_NONE)
@@ -108,11 +117,11 @@ cJSON *kg_report_to_sarif(const kg_report *r, const kg_ci_rule *rules, size_t nr
 
 	/* Inputs as artifacts; results point at them by index. */
 	cJSON *artifacts = cJSON_CreateArray();
+	bool from_stdin = false;
 	for (size_t i = 0; i < r->ninputs; i++) {
-		if (is_stdin(r->inputs[i].name))
-			continue;
+		from_stdin |= is_stdin(r->inputs[i].name);
 		cJSON *a = cJSON_CreateObject();
-		char *uri = kg_path_to_uri(r->inputs[i].name);
+		char *uri = artifact_uri(r->inputs[i].name);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(a, "location"), "uri", uri);
 		free(uri);
 		if (r->inputs[i].bytes >= 0 && !r->inputs[i].gzip)
@@ -144,17 +153,15 @@ cJSON *kg_report_to_sarif(const kg_report *r, const kg_ci_rule *rules, size_t nr
 		char *text = kg_ci_item_text(it);
 		cJSON_AddItemToObject(res, "message", text_obj(text));
 		free(text);
-		if (!is_stdin(it->inc->path)) {
-			cJSON *loc = cJSON_CreateObject();
-			cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-			char *uri = kg_path_to_uri(it->inc->path);
-			cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", uri);
-			free(uri);
-			if (it->inc->line > 0)
-				cJSON_AddNumberToObject(cJSON_AddObjectToObject(phys, "region"),
-							"startLine", (double)it->inc->line);
-			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
-		}
+		cJSON *loc = cJSON_CreateObject();
+		cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+		char *uri = artifact_uri(it->inc->path);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", uri);
+		free(uri);
+		if (it->inc->line > 0)
+			cJSON_AddNumberToObject(cJSON_AddObjectToObject(phys, "region"),
+						"startLine", (double)it->inc->line);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
 		cJSON *props = cJSON_AddObjectToObject(res, "properties");
 		cJSON_AddNumberToObject(props, "incident", it->inc->id);
 		if (it->inc->cause)
@@ -171,7 +178,7 @@ cJSON *kg_report_to_sarif(const kg_report *r, const kg_ci_rule *rules, size_t nr
 	kg_ci_items_free(items, n);
 
 	/* Input notes as tool notifications (SARIF §3.58), not results. */
-	if (r->nnotes) {
+	if (r->nnotes || from_stdin) {
 		cJSON *inv = cJSON_CreateObject();
 		cJSON_AddBoolToObject(inv, "executionSuccessful", true);
 		cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
@@ -179,6 +186,13 @@ cJSON *kg_report_to_sarif(const kg_report *r, const kg_ci_rule *rules, size_t nr
 			cJSON *nt = cJSON_CreateObject();
 			cJSON_AddStringToObject(nt, "level", level(KG_SEV_WARNING));
 			cJSON_AddItemToObject(nt, "message", text_obj(r->notes[i]));
+			cJSON_AddItemToArray(notes, nt);
+		}
+		if (from_stdin) {
+			cJSON *nt = cJSON_CreateObject();
+			cJSON_AddStringToObject(nt, "level", level(KG_SEV_WARNING));
+			cJSON_AddItemToObject(nt, "message", text_obj(
+				"the log was read from standard input; its location is \"stdin\" (pass --stdin-filename NAME to name the file)"));
 			cJSON_AddItemToArray(notes, nt);
 		}
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);

@@ -9,6 +9,7 @@
 
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 typedef struct out {
 	FILE *f;
 	bool color;
+	int width;         /* wrap at this many columns; 0 = never */
 } out;
 
 static const char *col(const out *o, const char *c)
@@ -46,9 +48,80 @@ static const char *sz(kg_size s, char *buf, size_t n)
 	return kg_size_format(s.bytes, buf, n);
 }
 
+/* Prints one logical line (no newline in text). With o->width, breaks it
+ * at spaces so no piece is wider than the terminal, continuing under the
+ * line's own indent plus four columns; columns count UTF-8 characters and
+ * skip ANSI colour sequences. */
+static void emit(const out *o, const char *text)
+{
+	if (o->width <= 0) {
+		fprintf(o->f, "%s\n", text);
+		return;
+	}
+	size_t indent = strspn(text, " ") + 4;
+	if ((int)indent > o->width / 2)
+		indent = 4;
+	const char *p = text;
+	int colw = 0;
+	bool first = true;
+	while (*p) {
+		/* the next word, with the spaces before it */
+		const char *w = p;
+		while (*w == ' ')
+			w++;
+		const char *e = w;
+		int ww = 0;
+		while (*e && *e != ' ') {
+			if (*e == '\033') {
+				while (*e && *e != 'm')
+					e++;
+				if (*e)
+					e++;
+				continue;
+			}
+			if (((unsigned char)*e & 0xC0) != 0x80)
+				ww++;
+			e++;
+		}
+		int sp = (int)(w - p);
+		if (!first && colw > (int)indent && colw + sp + ww > o->width) {
+			fprintf(o->f, "\n%*s", (int)indent, "");
+			colw = (int)indent;
+			sp = 0;
+		}
+		fprintf(o->f, "%.*s%.*s", sp, p, (int)(e - w), w);
+		colw += sp + ww;
+		first = false;
+		p = e;
+	}
+	fputc('\n', o->f);
+}
+
+static void emitf(const out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emitf(const out *o, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		emit(o, small);
+		return;
+	}
+	char *big = kg_malloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	emit(o, big);
+	free(big);
+}
+
 static void evidence(const out *o, const char *fmt_prefix, const char *text)
 {
-	fprintf(o->f, "  %s=%s %s%s\n", col(o, C_DIM), col(o, C_RESET), fmt_prefix, text);
+	emitf(o, "  %s=%s %s%s", col(o, C_DIM), col(o, C_RESET), fmt_prefix, text);
 }
 
 static void memory_lines(const out *o, const kg_incident *inc)
@@ -116,6 +189,81 @@ static void memory_lines(const out *o, const kg_incident *inc)
 	kg_buf_free(&line);
 }
 
+/* The budget bar's glyphs, by kg_budget_part.kind: allocated, cached
+ * unused, non-PyTorch, other processes, unaccounted, free; then the
+ * request drawn over the bar. */
+static const char *const bar_glyph[6] = {"█", "▓", "▒", "░", "?", "·"};
+static const char *const request_glyph = "╳";
+#define BAR_CELLS 32
+#define BAR_OVERFLOW 8
+
+/* "= [█████████████████████▓▓▓▓▒░╳╳╳╳]╳╳ 140.40 GiB; ╳ 19.99 GiB requested
+ * > 17.52 GiB free": the capacity in BAR_CELLS cells split by part (each
+ * known part at least one cell, the largest absorbs rounding), and the
+ * request drawn from where free memory starts at the same scale, past
+ * the bracket (the capacity) by as much as it did not fit (at most
+ * BAR_OVERFLOW cells, then "…"). Nothing when the capacity is unknown or
+ * the parts contradict each other. */
+static void budget_bar(const out *o, const kg_budget *b)
+{
+	kg_budget_part p[6];
+	size_t np = kg_budget_parts(b, p);
+	if (b->capacity == KG_NONE || b->capacity <= 0 || np == 0 || !b->consistent)
+		return;
+	int cells[6], total = 0, big = 0;
+	for (size_t i = 0; i < np; i++) {
+		double c = (double)p[i].bytes * BAR_CELLS / (double)b->capacity;
+		cells[i] = p[i].bytes > 0 && c < 1 ? 1 : (int)(c + 0.5);
+		total += cells[i];
+		if (cells[i] > cells[big])
+			big = (int)i;
+	}
+	cells[big] += BAR_CELLS - total;
+	if (cells[big] < 0)
+		return;
+	/* the cell each glyph goes in */
+	const char *cell[BAR_CELLS + BAR_OVERFLOW];
+	int nc = 0, free_at = -1;
+	for (size_t i = 0; i < np; i++) {
+		if (p[i].kind == 5 && free_at < 0)
+			free_at = nc;
+		for (int c = 0; c < cells[i]; c++)
+			cell[nc++] = bar_glyph[p[i].kind];
+	}
+	if (free_at < 0)
+		free_at = nc;
+	bool more = false, request = b->requested != KG_NONE && b->requested > 0;
+	if (request) {
+		double c = (double)b->requested * BAR_CELLS / (double)b->capacity;
+		int rc = c < 1 ? 1 : (int)(c + 0.5);
+		if (free_at + rc > BAR_CELLS + BAR_OVERFLOW) {
+			rc = BAR_CELLS + BAR_OVERFLOW - free_at;
+			more = true;
+		}
+		for (int i = free_at; i < free_at + rc; i++)
+			cell[i] = request_glyph;
+		if (free_at + rc > nc)
+			nc = free_at + rc;
+	}
+	kg_buf l = {0};
+	char t[32], u[32];
+	kg_buf_puts(&l, "[");
+	for (int i = 0; i < nc; i++) {
+		kg_buf_puts(&l, cell[i]);
+		if (i == BAR_CELLS - 1)
+			kg_buf_puts(&l, "]");
+	}
+	kg_buf_printf(&l, "%s %s", more ? "…" : "", kg_size_format(b->capacity, t, sizeof t));
+	if (request) {
+		kg_buf_printf(&l, "; %s %s requested", request_glyph, kg_size_format(b->requested, t, sizeof t));
+		if (b->free != KG_NONE)
+			kg_buf_printf(&l, " %s %s free", b->requested > b->free ? ">" : "≤",
+				      kg_size_format(b->free, u, sizeof u));
+	}
+	evidence(o, "", l.data);
+	kg_buf_free(&l);
+}
+
 /* "= differential: eval-blowup 14 (high) · capacity 3 · fragmentation
  * ruled out", and, when undetermined, what would tell. */
 static void differential_line(const out *o, const kg_incident *inc)
@@ -145,32 +293,56 @@ static void differential_line(const out *o, const kg_incident *inc)
 	kg_buf_free(&b);
 }
 
-static void incident_text(const out *o, const kg_incident *inc, bool quiet)
+/* The finding that states the cause: the first whose evidence supports
+ * it (findings come with the cause's evidence first), or NULL. */
+static const kg_finding *cause_finding(const kg_incident *inc)
 {
-	enum kg_severity sev = kg_incident_severity(inc);
-	char *head = kg_incident_headline(inc, false);
-	char verdict[96];
-	if (inc->cause)
-		snprintf(verdict, sizeof verdict, "%s, %s confidence", inc->cause,
-			 inc->confidence ? inc->confidence : kg_vocab_word(&kg_confidences, KG_CONFIDENCE_LOW));
-	else
-		snprintf(verdict, sizeof verdict, "cause undetermined");
-	/* FILE:LINE: for a log; FILE: for an incident without a line (an
-	 * allocator snapshot's trace) */
-	char where[32] = "";
-	if (inc->line > 0)
-		snprintf(where, sizeof where, ":%ld", inc->line);
-	fprintf(o->f, "%s%s%s:%s %s%s:%s %s%s%s [%s]\n", col(o, C_BOLD), inc->path ? inc->path : "?",
-		where, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
-		col(o, C_BOLD), head, col(o, C_RESET), verdict);
-	free(head);
-	if (quiet)
-		return;
+	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause))
+			return f;
+	}
+	return NULL;
+}
+
+/* A remedy's settings in one line: "set data.test_bs: 64" (the user's key,
+ * else the role) and "NAME=VALUE", separated by "; ". */
+static void remedy_settings(kg_buf *b, const kg_remedy *r)
+{
+	const char *sep = "";
+	for (size_t e = 0; e < r->nset; e++) {
+		kg_buf_printf(b, "%sset %s: %s", sep, kg_remedy_key(r, e), r->set_values[e]);
+		sep = "; ";
+	}
+	for (size_t e = 0; e < r->nenv; e++) {
+		kg_buf_printf(b, "%s%s=%s", sep, r->env_names[e], r->env_values[e]);
+		sep = "; ";
+	}
+}
+
+/* Remedy titles already printed for this incident (a remedy appears once). */
+typedef struct seen {
+	const char *title[64];
+	size_t n;
+} seen;
+
+static bool seen_add(seen *s, const char *title)
+{
+	if (!title)
+		return false;
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->title[i], title))
+			return false;
+	if (s->n < sizeof s->title / sizeof *s->title)
+		s->title[s->n++] = title;
+	return true;
+}
+
+/* --verbose: where, phase, allocator config, follow-ups, and every finding
+ * with its message, evidence and the remedies not shown yet. */
+static void incident_detail(const out *o, const kg_incident *inc, seen *done)
+{
 	memory_lines(o, inc);
-	char bl[512];
-	if (kg_budget_line(&inc->budget, bl, sizeof bl))
-		evidence(o, "budget: ", bl);
-	differential_line(o, inc);
 	if (inc->nframes) {
 		/* the innermost frame of the user's code says where it happened */
 		const kg_frame *f = &inc->frames[inc->nframes - 1];
@@ -210,33 +382,96 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet)
 		snprintf(b, sizeof b, "%s (line %ld)", inc->followups[i].kind, inc->followups[i].line);
 		evidence(o, "then: ", b);
 	}
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		emitf(o, "  %s%s:%s %s [%s]", col(o, sev_color(f->severity)), sev_word(f->severity),
+		      col(o, C_RESET), f->title ? f->title : "", f->rule ? f->rule : "");
+		if (f->message)
+			emitf(o, "    %s", f->message);
+		for (size_t i = 0; i < f->nevidence; i++)
+			emitf(o, "    %s=%s %s", col(o, C_DIM), col(o, C_RESET), f->evidence[i]);
+		for (size_t i = 0; i < f->nremedies; i++) {
+			const kg_remedy *r = &f->remedies[i];
+			if (!seen_add(done, r->title))
+				continue;
+			kg_buf b = {0};
+			remedy_settings(&b, r);
+			emitf(o, "    %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
+			      b.data ? ": " : "", b.data ? b.data : "");
+			kg_buf_free(&b);
+			if (r->code)
+				emitf(o, "          %s", r->code);
+			if (r->caveat)
+				emitf(o, "          caveat: %s", r->caveat);
+		}
+	}
+}
+
+static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool verbose)
+{
+	enum kg_severity sev = kg_incident_severity(inc);
+	char *head = kg_incident_headline(inc, false);
+	char verdict[96];
+	if (inc->cause)
+		snprintf(verdict, sizeof verdict, "%s, %s confidence", inc->cause,
+			 inc->confidence ? inc->confidence : kg_vocab_word(&kg_confidences, KG_CONFIDENCE_LOW));
+	else
+		snprintf(verdict, sizeof verdict, "cause undetermined");
+	/* FILE:LINE: for a log; FILE: for an incident without a line (an
+	 * allocator snapshot's trace) */
+	char where[32] = "";
+	if (inc->line > 0)
+		snprintf(where, sizeof where, ":%ld", inc->line);
+	emitf(o, "%s%s%s:%s %s%s:%s %s%s%s [%s]", col(o, C_BOLD), inc->path ? inc->path : "?",
+	      where, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
+	      col(o, C_BOLD), head, col(o, C_RESET), verdict);
+	free(head);
+	if (quiet)
+		return;
+	seen done = {0};
+	/* line 2: the one action */
+	const kg_finding *cf = cause_finding(inc);
+	if (cf && cf->nremedies) {
+		const kg_remedy *r = &cf->remedies[0];
+		kg_buf b = {0};
+		remedy_settings(&b, r);
+		emitf(o, "  %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
+		      b.data ? ": " : "", b.data ? b.data : "");
+		kg_buf_free(&b);
+		seen_add(&done, r->title);
+	}
+	/* the budget and the arithmetic */
+	budget_bar(o, &inc->budget);
+	char bl[600];
+	if (kg_budget_line(&inc->budget, inc->budget.consistent ? bar_glyph : NULL, bl, sizeof bl))
+		evidence(o, "", bl);
+	if (cf)
+		for (size_t i = 0; i < cf->nevidence && i < 2; i++)
+			evidence(o, "", cf->evidence[i]);
+	differential_line(o, inc);
 	if (inc->duplicates) {
 		char b[96];
 		snprintf(b, sizeof b, "%d more cop%s of this message folded into this incident",
 			 inc->duplicates, inc->duplicates == 1 ? "y" : "ies");
 		evidence(o, "", b);
 	}
-	for (size_t k = 0; k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		fprintf(o->f, "  %s%s:%s %s [%s]\n", col(o, sev_color(f->severity)), sev_word(f->severity),
-			col(o, C_RESET), f->title ? f->title : "", f->rule ? f->rule : "");
-		if (f->message)
-			fprintf(o->f, "    %s\n", f->message);
-		for (size_t i = 0; i < f->nevidence; i++)
-			fprintf(o->f, "    %s=%s %s\n", col(o, C_DIM), col(o, C_RESET), f->evidence[i]);
-		for (size_t i = 0; i < f->nremedies; i++) {
-			const kg_remedy *r = &f->remedies[i];
-			fprintf(o->f, "    %shelp:%s %s\n", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "");
-			for (size_t e = 0; e < r->nenv; e++)
-				fprintf(o->f, "          %s=%s\n", r->env_names[e], r->env_values[e]);
-			for (size_t e = 0; e < r->nset; e++)
-				fprintf(o->f, "          set %s: %s\n", r->set_roles[e], r->set_values[e]);
-			if (r->code)
-				fprintf(o->f, "          %s\n", r->code);
-			if (r->caveat)
-				fprintf(o->f, "          caveat: %s\n", r->caveat);
-		}
+	if (verbose) {
+		incident_detail(o, inc, &done);
+		return;
 	}
+	/* the other remedies for the cause, titles only, each once */
+	kg_buf also = {0};
+	for (size_t k = 0; cf && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (!f->supports || f->refutes || strcmp(f->supports, inc->cause))
+			continue;
+		for (size_t i = 0; i < f->nremedies; i++)
+			if (seen_add(&done, f->remedies[i].title))
+				kg_buf_printf(&also, "%s%s", also.data ? " · " : "", f->remedies[i].title);
+	}
+	if (also.data)
+		emitf(o, "  %salso:%s %s", col(o, C_GREEN), col(o, C_RESET), also.data);
+	kg_buf_free(&also);
 }
 
 /* The stat called key, formatted like c10 format_size, or "?". */
@@ -268,12 +503,12 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 
 void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 {
-	out o = {f, style && style->color};
-	bool quiet = style && style->quiet;
-	for (size_t i = 0; i < r->nnotes; i++)
-		fprintf(f, "%s%s%s\n", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
+	out o = {f, style && style->color, style ? style->width : 0};
+	bool quiet = style && style->quiet, verbose = style && style->verbose;
+	for (size_t i = 0; !quiet && i < r->nnotes; i++)
+		emitf(&o, "%s%s%s", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
 	for (size_t i = 0; i < r->nincidents; i++)
-		incident_text(&o, &r->incidents[i], quiet);
+		incident_text(&o, &r->incidents[i], quiet, verbose);
 	/* snapshots, memory_stats and memory_summary tables: one line each
 	 * (the full view is `kgmem-diagnose snapshot`) */
 	for (size_t i = 0; i < r->nsnapshots; i++)
@@ -295,14 +530,46 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 		fprintf(f, "\n");
 		return;
 	}
+	/* incidents by severity, then by cause (most frequent first, in
+	 * first-seen order on ties) */
 	int e, w, inf;
 	kg_report_counts(r, &e, &w, &inf);
-	fprintf(f, "%zu incident%s: %d error%s, %d warning%s, %d info%s", r->nincidents,
-		r->nincidents == 1 ? "" : "s", e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", inf,
-		inf == 1 ? "" : "s");
+	kg_buf b = {0};
+	kg_buf_printf(&b, "%zu incident%s: %d error%s", r->nincidents, r->nincidents == 1 ? "" : "s", e,
+		      e == 1 ? "" : "s");
+	if (w)
+		kg_buf_printf(&b, ", %d warning%s", w, w == 1 ? "" : "s");
+	if (inf)
+		kg_buf_printf(&b, ", %d note%s", inf, inf == 1 ? "" : "s");
+	const char *undetermined = "undetermined";
+	const char **causes = kg_calloc(r->nincidents, sizeof *causes);
+	int *counts = kg_calloc(r->nincidents, sizeof *counts);
+	size_t nc = 0;
+	for (size_t i = 0; i < r->nincidents; i++) {
+		const char *c = r->incidents[i].cause ? r->incidents[i].cause : undetermined;
+		size_t j = 0;
+		while (j < nc && strcmp(causes[j], c))
+			j++;
+		if (j == nc)
+			causes[nc++] = c;
+		counts[j]++;
+	}
+	for (size_t done = 0; done < nc; done++) {
+		size_t best = 0;
+		for (size_t j = 0; j < nc; j++)
+			if (counts[j] > counts[best])
+				best = j;
+		kg_buf_printf(&b, "%s%d %s", done ? ", " : "; by cause: ", counts[best], causes[best]);
+		counts[best] = -1;
+	}
+	free(causes);
+	free(counts);
 	if (r->first_failed_rank != KG_NONE)
-		fprintf(f, "; rank %lld failed first", (long long)r->first_failed_rank);
+		kg_buf_printf(&b, "; rank %lld failed first", (long long)r->first_failed_rank);
 	if (r->root_cause_rank != KG_NONE)
-		fprintf(f, "; torchelastic names rank %lld as the root cause", (long long)r->root_cause_rank);
-	fprintf(f, "\n");
+		kg_buf_printf(&b, "; torchelastic names rank %lld as the root cause", (long long)r->root_cause_rank);
+	if (!verbose)
+		kg_buf_puts(&b, " (--verbose for every finding)");
+	emit(&o, b.data);
+	kg_buf_free(&b);
 }

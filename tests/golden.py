@@ -15,7 +15,13 @@ present where meson is).
       from FILE.args, if present, go before FILE; only the
       keys present in the expected file are compared, so additive schema
       fields do not break old goldens). Files named clean-*.log must give
-      zero incidents. --bless rewrites the expected files.
+      zero incidents. --bless rewrites the expected files. Each log's text
+      report (without --diff) must also be verdict first (DIAGNOSIS §6):
+      at most 15 lines at 100 columns per incident (input notes above
+      the first incident not counted), line 1 the verdict,
+      line 2 the action when the cause has a remedy, each remedy once per
+      incident; -q one line per incident; --verbose every finding's rule
+      id.
 
 Prints TAP.
 """
@@ -184,6 +190,53 @@ def logs(exe, d, bless):
                 want = json.load(f)
             r = compare_subset(want, doc)
             tap(r is None, f"{name}: JSON output matches {os.path.basename(js)}", r)
+        verdict_first(exe, name, rel, extra, doc)
+
+
+def visual_lines(text, width=100):
+    """Lines the text takes on a terminal `width` columns wide."""
+    return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
+
+
+def verdict_first(exe, name, rel, extra, doc):
+    plain = [a for a in extra if a not in ("--diff", "--apply")]
+    rc, out, err = run(exe, ["--color", "never"] + plain + [rel])
+    incs = doc.get("incidents", [])
+    lines = out.splitlines()
+    heads = [i for i, l in enumerate(lines) if l.startswith(rel + ":") and (": error: " in l
+             or ": warning: " in l)]
+    # the incidents and the summary; the input notes above them do not count
+    body = "\n".join(lines[heads[0]:] if heads else lines)
+    limit = 15 * max(1, len(incs))
+    tap(visual_lines(body) <= limit,
+        f"{name}: the text report fits in 15 lines at 100 columns per incident ({limit})",
+        f"{visual_lines(body)} lines:\n{out}")
+    ok = len(heads) == len(incs)
+    for k, inc in zip(heads, incs):
+        want = f"[{inc['cause']}, {inc['confidence']} confidence]" if inc.get("cause") \
+            else "[cause undetermined]"
+        ok = ok and lines[k].endswith(want)
+        remedies = [r for f in inc.get("findings", [])
+                    if f.get("supports") == inc.get("cause") and not f.get("refutes")
+                    for r in f.get("remedies", [])]
+        if inc.get("cause") and remedies:
+            ok = ok and lines[k + 1].startswith("  help: " + remedies[0]["title"])
+    tap(ok, f"{name}: line 1 is the verdict, line 2 the action", out)
+    once = True
+    for b, start in enumerate(heads):
+        block = lines[start:heads[b + 1] if b + 1 < len(heads) else len(lines)]
+        titles = [l.split("help: ", 1)[1].split(":")[0] for l in block if "help: " in l]
+        titles += [t for l in block if l.startswith("  also: ") for t in l[8:].split(" · ")]
+        once = once and len(titles) == len(set(titles))
+    tap(once, f"{name}: each remedy appears once per incident", out)
+    rc, out, err = run(exe, ["--color", "never", "-q"] + plain + [rel])
+    tap(not any(l.startswith(" ") for l in out.splitlines()) and
+        sum(1 for l in out.splitlines() if l.startswith(rel + ":") and
+            (": error: " in l or ": warning: " in l)) == len(incs),
+        f"{name}: -q prints one line per incident", out)
+    rc, out, err = run(exe, ["--color", "never", "--verbose"] + plain + [rel])
+    rules = [f["rule"] for inc in incs for f in inc.get("findings", [])]
+    tap(all(f"[{r}]" in out for r in rules), f"{name}: --verbose shows every finding", out)
 
 
 def main():

@@ -6,13 +6,7 @@
 set -u
 exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && printf '#   %s\n' "$2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/tap.sh"
 
 log=$root/testdata/logs/real-mr-0010-rank1-linear.log
 
@@ -21,6 +15,24 @@ log=$root/testdata/logs/real-mr-0010-rank1-linear.log
 check "--help names every subcommand" "grep -q 'snapshot' $tmp/out && grep -q 'explain' $tmp/out && grep -q 'rules list' $tmp/out"
 "$exe" --version >"$tmp/out" 2>&1; check "--version exits 0 and names the version" "[ $? = 0 ] && grep -q '^kgmem-diagnose [0-9]' $tmp/out"
 "$exe" --bogus >"$tmp/out" 2>&1; check "unknown option exits 2" "[ $? = 2 ] && grep -q \"unknown option '--bogus'\" $tmp/out"
+# counts with K/M/B/T suffixes
+"$exe" calc adam --params 7B >"$tmp/out" 2>&1; rc=$?
+"$exe" calc adam --params 7000000000 >"$tmp/want" 2>&1
+check "calc adam --params 7B is 7,000,000,000 parameters" "[ $rc = 0 ] && cmp -s $tmp/out $tmp/want && grep -q '= 104.31 GiB' $tmp/out" "$(cat $tmp/out)"
+"$exe" calc logits --batch 8 --seq 2k --vocab 128K >"$tmp/out" 2>&1; rc=$?
+"$exe" calc logits --batch 8 --seq 2000 --vocab 128000 >"$tmp/want" 2>&1
+check "lower-case and K suffixes on other counts" "[ $rc = 0 ] && cmp -s $tmp/out $tmp/want"
+"$exe" calc adam --params 7X >"$tmp/out" 2>&1
+check "an unknown suffix is a usage error naming the suffixes" "[ $? = 2 ] && grep -q 'K, M, B or T' $tmp/out"
+
+# did you mean: a mistyped subcommand or long option is a usage error
+# naming the nearest one; a word that is a file is read as one
+"$exe" snapshto x.pickle >"$tmp/out" 2>&1; check "a mistyped subcommand suggests the nearest" "[ $? = 2 ] && grep -q \"unknown command 'snapshto'; did you mean 'snapshot'?\" $tmp/out" "$(cat $tmp/out)"
+"$exe" rule list >"$tmp/out" 2>&1; check "'rule' suggests 'rules'" "[ $? = 2 ] && grep -q \"did you mean 'rules'\" $tmp/out"
+"$exe" --formt json "$log" >"$tmp/out" 2>&1; check "a mistyped long option suggests the nearest" "[ $? = 2 ] && grep -q \"unknown option '--formt'; did you mean '--format'?\" $tmp/out" "$(cat $tmp/out)"
+"$exe" --verbsoe "$log" >"$tmp/out" 2>&1; check "a swapped pair of letters is one edit" "[ $? = 2 ] && grep -q \"did you mean '--verbose'\" $tmp/out"
+cp "$log" "$tmp/rules2"; absexe=$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")
+(cd "$tmp" && "$absexe" rules2 >"$tmp/out" 2>&1); check "a file named like a subcommand is read" "[ $? = 0 ] && grep -q '^rules2:3: error: ' $tmp/out" "$(head -2 $tmp/out)"
 "$exe" --format yaml "$log" >"$tmp/out" 2>&1; check "bad --format exits 2" "[ $? = 2 ]"
 "$exe" --fail-on sometimes "$log" >"$tmp/out" 2>&1; check "bad --fail-on exits 2" "[ $? = 2 ]"
 "$exe" --set novalue "$log" >"$tmp/out" 2>&1; check "--set without = exits 2" "[ $? = 2 ]"
@@ -337,6 +349,27 @@ else
 	ok "--svg to a device node # SKIP not root (mknod)"
 	ok "--svg to a full device # SKIP not root (mknod)"
 fi
+# --- wrapping: to the terminal's width on a terminal, never on a pipe
+# (script(1), from bsdutils, gives the command a terminal 60 columns wide)
+seed1=$root/testdata/logs/seed-001-rotate-eval.log
+"$exe" --color never "$seed1" >"$tmp/o"
+check "piped, the text report is not wrapped" "awk 'length > 100 { long = 1 } END { exit !long }' $tmp/o"
+if script -qec "stty cols 60; '$exe' --color never '$seed1'" /dev/null >"$tmp/tty" 2>&1; then
+	tr -d '\r' <"$tmp/tty" >"$tmp/t"
+	check "on a terminal 60 columns wide, no line is wider" \
+		"python3 -c 'import sys; sys.exit(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().splitlines()) > 60)' $tmp/t" "$(head -5 $tmp/t)"
+	check "wrapping keeps every word" "[ \"\$(tr -s ' \n' '  ' <$tmp/t)\" = \"\$(tr -s ' \n' '  ' <$tmp/o)\" ]"
+else
+	notok "script(1) gives a terminal" "$(head -3 $tmp/tty)"
+fi
+# --- verdict first: -q one line; --verbose every finding; the summary by cause
+"$exe" -q "$seed1" >"$tmp/o"
+check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q '\[eval-blowup, medium confidence\]\$' $tmp/o"
+"$exe" -v "$seed1" >"$tmp/o"
+check "-v prints every finding and the frame" "grep -q '\[eval-blowup.eval-phase\]' $tmp/o && grep -q '= at /home/user/kgmed/models/rotate.py:97' $tmp/o"
+"$exe" "$seed1" "$root/testdata/logs/real-tf-0004-two-root-errors.log" "$log" >"$tmp/o"
+check "the summary counts incidents by severity and cause" \
+	"grep -qx '3 incidents: 3 errors; by cause: 1 eval-blowup, 1 undetermined, 1 capacity; rank 1 failed first (--verbose for every finding)' $tmp/o" "$(tail -1 $tmp/o)"
 
 echo "1..$n"
 [ $failed = 0 ]

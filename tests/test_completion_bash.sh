@@ -25,6 +25,11 @@ if [ "$1 $2" = "rules list" ]; then
 	echo "fragmentation.snapshot-largest-block error   Largest free block smaller than the request"
 	echo "capacity.shortfall                  error    A real shortfall"
 fi
+if [ "$1 $2" = "rules facts" ]; then
+	echo "dataset.entities                         count   entities in the dataset"
+	echo "dataset.relations                        count   relations in the dataset"
+	echo "oom.requested                            bytes   the request that failed"
+fi
 EOF
 printf '#!/bin/sh\necho "kgmem-diagnose: rules is not available" >&2\nexit 2\n' > "$tmp/bad/kgmem-diagnose"
 printf '#!/bin/sh\n' > "$tmp/bin/kgtrainfake"
@@ -58,7 +63,12 @@ run_cases() {
 	}
 	expect() { expect_via comp "$mode" "$1" "$2"; }
 	expect "kgmem-diagnose --fo" "--format"
-	expect "kgmem-diagnose --format " "github json markdown sarif text"
+	expect "kgmem-diagnose --format " "github json jsonl markdown sarif text"
+	expect "kgmem-diagnose snapshot --format " "json text"
+	expect "kgmem-diagnose --stdin" "--stdin-filename"
+	expect "kgmem-diagnose --lab" "--label"
+	expect "kgmem-diagnose --out" "--output"
+	expect "kgmem-diagnose --verb" "--verbose"
 	expect "kgmem-diagnose -f s" "sarif"
 	expect "kgmem-diagnose --fail-on w" "warning"
 	expect "kgmem-diagnose --fail-on " "error info never warning"
@@ -81,6 +91,10 @@ run_cases() {
 	else ok "[$mode] failing 'rules list' stays quiet"; fi
 	expect "kgmem-diagnose rules show x " ""
 	expect "kgmem-diagnose calc --bu" "--budget"
+	expect "kgmem-diagnose calc ad" "adam"
+	expect "kgmem-diagnose calc k" "kv-cache"
+	PATH=$tmp/bin:$PATH expect "kgmem-diagnose --set data" "dataset.entities= dataset.relations="
+	PATH=$tmp/bin:$PATH expect "kgmem-diagnose -s oom." "oom.requested="
 	expect "kgmem-diagnose explain --c" "--config"
 	expect "kgmem-diagnose ru" "rules run runs"
 	expect "kgmem-diagnose run --sn" "--snapshot-on-oom"
@@ -127,7 +141,8 @@ if command -v fish >/dev/null; then
 			cut -f1 | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
 	}
 	fexpect() { expect_via fcomp fish "$1" "$2"; }
-	fexpect "kgmem-diagnose --format " "github json markdown sarif text"
+	fexpect "kgmem-diagnose --format " "github json jsonl markdown sarif text"
+	fexpect "kgmem-diagnose snapshot --format " "json text"
 	fexpect "kgmem-diagnose --fail-on " "error info never warning"
 	fexpect "kgmem-diagnose rules " "check facts list show"
 	fexpect "kgmem-diagnose rules show c" "capacity.shortfall"
@@ -136,6 +151,8 @@ if command -v fish >/dev/null; then
 	fexpect "kgmem-diagnose run -- kgtrainf" "kgtrainfake"
 	fexpect "kgmem-diagnose run --log x.log -- kgtrainf" "kgtrainfake"
 	fexpect "kgmem-diagnose run -- kgtrainfake tr" "train.log train.log.gz"
+	fexpect "kgmem-diagnose calc a" "activations adam alloc attention"
+	fexpect "kgmem-diagnose --set data" "dataset.entities= dataset.relations="
 else
 	skip "fish -n kgmem-diagnose.fish" "fish not installed"
 fi

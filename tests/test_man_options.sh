@@ -27,9 +27,19 @@ done
 # `run` has its own --help
 for o in $("$bin" run --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do check "run option $o" "*$o*" "$page"; done
 for c in snapshot calc explain rules run; do check "command $c" "*kgmem-diagnose $c*" "$page"; done
+# every subcommand's own options, from its --help (short ones in brackets too)
+for c in snapshot calc explain rules; do
+	sub=$("$bin" $c --help 2>&1)
+	for o in $(printf '%s\n' "$sub" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+		check "$c option $o" "*$o*" "$page"
+	done
+	for o in $(printf '%s\n' "$sub" | grep -oE -- '(^|[ ,[])-[a-zA-Z]([] ,]|$)' | tr -d ' ,[]' | sort -u); do
+		check "$c option $o" "*$o*" "$page"
+	done
+done
 for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
-for e in NO_COLOR CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
-for f in text json markdown github sarif; do check "format $f" "*$f*" "$page"; done
+for e in NO_COLOR FORCE_COLOR CLICOLOR_FORCE CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
+for f in text json jsonl markdown github sarif; do check "format $f" "*$f*" "$page"; done
 # the vocabularies (include/vocab/*.def, one word a line): every cause has
 # its entry in kgmem-rules(5); every family, device type and phase is
 # listed in both pages
