@@ -1415,7 +1415,8 @@ static void scanner_free(scanner *sc)
 int kg_scan_log(kg_source *src, kg_report *rep, kg_log_facts *lf, kg_error *err)
 {
 	kg_error e = {0};
-	if (kg_oom_init(&e) < 0 || kg_context_init(&e) < 0)
+	/* the OOM grammars compile on first use (kg_oom_parse) */
+	if (kg_context_init(&e) < 0)
 		return kg_fail(err, "internal error compiling patterns: %s", e.msg);
 	atoms_init();
 	scanner sc;
