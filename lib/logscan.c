@@ -29,6 +29,7 @@
 #define MAX_MESSAGE 4096
 #define FOLD_LINES_SAME_TEXT 2000
 #define FOLD_LINES_RELATED 40
+#define ROOT_CAUSE_LINES 12     /* a rank line further below the header is not its */
 
 typedef struct line_rec {
 	kg_buf text;     /* noise-stripped */
@@ -1008,7 +1009,8 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 		if (rc == 1) {
 			sc->root_cause_open = true;
 			sc->root_cause_line = L->lineno;
-		} else if (rc == 2 && sc->root_cause_open && L->lineno - sc->root_cause_line <= 12) {
+		} else if (rc == 2 && sc->root_cause_open &&
+			   L->lineno - sc->root_cause_line <= ROOT_CAUSE_LINES) {
 			sc->rep->root_cause_rank = rk;
 			sc->root_cause_open = false;
 		}
@@ -1348,6 +1350,13 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 {
 	while (rd->pos < limit) {
 		size_t from = rd->pos;
+		/* torchelastic's root-cause block closes on its rank line; when
+		 * that line is not recognised (a prefix before it: srun --label,
+		 * a timestamp), close it ROOT_CAUSE_LINES below its header, where
+		 * a rank line no longer counts, instead of never (every later
+		 * line would go through full_line) */
+		if (sc->root_cause_open && rd->pos_line - sc->root_cause_line > ROOT_CAUSE_LINES)
+			sc->root_cause_open = false;
 		bool full = sc->tb_active || sc->root_cause_open || sc->summary_active;
 		size_t hit = from, nl = 0;
 		uint32_t cls = A_ALL;
