@@ -30,6 +30,7 @@
 #define FOLD_LINES_SAME_TEXT 2000
 #define FOLD_LINES_RELATED 40
 #define ROOT_CAUSE_LINES 12     /* a rank line further below the header is not its */
+#define SUMMARY_LINES 200       /* a memory_summary() table is about 40 lines */
 
 typedef struct line_rec {
 	kg_buf text;     /* noise-stripped */
@@ -961,7 +962,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 	size_t n = L->text.len;
 
 	if (sc->summary_active) {
-		if (n && s[0] == '|') {
+		/* a table that runs on (a markdown table after the title) ends
+		 * at the bound: it is neither collected nor processed in full
+		 * for the rest of the log */
+		if (n && s[0] == '|' && L->lineno - sc->summary_line < SUMMARY_LINES) {
 			kg_buf_append(&sc->summary, s, n);
 			kg_buf_putc(&sc->summary, '\n');
 			if (n > 4 && !memcmp(s, "|===", 4) && ++sc->summary_rules >= 3)
