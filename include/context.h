@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include "util.h"
 
+/* Sets up the context patterns (idempotent; kg_context_fini frees them).
+ * Compiles nothing: each pattern is compiled and JIT-compiled on its first
+ * match. Returns 0; err is never filled (kept for callers). Not thread-safe. */
 int kg_context_init(kg_error *err);
 void kg_context_fini(void);
 

@@ -40,8 +40,13 @@ typedef struct kg_fact {
 } kg_fact;
 
 typedef struct kg_facts {
-	kg_fact *v;
+	kg_fact *v;            /* in insertion order */
 	size_t n;
+	/* name index (open addressing): ix[h] = 1 + index into v, 0 = empty;
+	 * ixcap is 0 or a power of two above 2n. Kept by the functions below;
+	 * zero-initialised is an empty set. */
+	uint32_t *ix;
+	size_t ixcap;
 } kg_facts;
 
 /* Setters replace an existing fact of the same name. prov may be NULL. */
@@ -51,8 +56,11 @@ void kg_facts_set_num(kg_facts *f, const char *name, kg_fact_type type, double v
 void kg_facts_set_interval(kg_facts *f, const char *name, kg_fact_type type,
 			   double v, double lo, double hi, const char *prov);
 void kg_facts_set_str(kg_facts *f, const char *name, const char *s, const char *prov);
+/* The fact named name (exact, case-sensitive), or NULL. A hash lookup:
+ * constant time whatever the number of facts. The pointer stays valid until
+ * the next set or remove on f. */
 const kg_fact *kg_facts_get(const kg_facts *f, const char *name);
-/* Removes a fact (no-op when absent). */
+/* Removes a fact (no-op when absent); linear in the number of facts. */
 void kg_facts_remove(kg_facts *f, const char *name);
 void kg_facts_free(kg_facts *f);
 

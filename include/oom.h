@@ -31,10 +31,12 @@ typedef struct kg_oom {
 	size_t start, end;       /* byte range of the message in the text */
 } kg_oom;
 
-/* Compiles every grammar (PCRE2, JIT when available; without JIT the
+/* Compiles every grammar now (PCRE2, JIT when available; without JIT the
  * interpreter runs the same patterns). Idempotent; returns 0, or -1 with err
- * filled if a pattern fails to compile (a bug). kg_oom_parse calls it on
- * first use; call it once before using the grammars from several threads. */
+ * filled if a pattern fails to compile (a bug). Optional: kg_oom_parse
+ * compiles each pattern the first time it needs it (most logs need few or
+ * none); call this once before using the grammars from several threads, or
+ * to check that every pattern compiles. */
 int kg_oom_init(kg_error *err);
 void kg_oom_fini(void);
 

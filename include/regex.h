@@ -1,5 +1,5 @@
 /* regex.h — thin PCRE2 wrapper used by every module that matches text:
- * compile once (JIT when the platform has it, match limits always set so a
+ * compile once, JIT on first match (when the platform has JIT), match limits always set so a
  * pathological pattern cannot hang the tool), match with captures. */
 #ifndef KG_REGEX_H
 #define KG_REGEX_H
@@ -15,6 +15,11 @@ typedef struct kg_regex kg_regex;
  * make a match fail). flags: PCRE2_CASELESS etc. Returns NULL with err
  * ("col N: reason") on a bad pattern. */
 kg_regex *kg_regex_new(const char *pattern, uint32_t flags, kg_error *err);
+/* A built-in pattern compiled (and JIT-compiled) on its first match, so a
+ * run pays only for the patterns its input reaches. pattern must outlive
+ * the object (a string literal); one that does not compile aborts at first
+ * use (a bug: the tests match every built-in pattern). Never NULL. */
+kg_regex *kg_regex_new_lazy(const char *pattern, uint32_t flags);
 void kg_regex_free(kg_regex *re);
 
 #define KG_RE_MAXCAP 24

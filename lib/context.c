@@ -14,42 +14,31 @@ static kg_regex *re_conf_assign, *re_conf_environ;
 static kg_regex *re_rank_line, *re_config_path;
 static bool ready;
 
-static kg_regex *must(const char *pat, uint32_t flags, kg_error *err, int *bad)
-{
-	kg_regex *re = kg_regex_new(pat, flags, err);
-	if (!re)
-		*bad = 1;
-	return re;
-}
-
 int kg_context_init(kg_error *err)
 {
 	if (ready)
 		return 0;
-	int bad = 0;
+	(void)err; /* nothing can fail here: each pattern compiles on its first
+		    * match (kg_regex_new_lazy), as most lines reach few of them */
 	uint32_t I = PCRE2_CASELESS;
-	re_global_step = must("\\bglobal[_ ]step\\s*[=:]?\\s*(\\d{1,12})\\b", I, err, &bad);
-	re_step = must("(?<![\\w.])step\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I, err, &bad);
-	re_iter = must("(?<![\\w.])iter(?:ation)?\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I, err, &bad);
-	re_epoch = must("(?<![\\w.])epoch\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,9})\\b", I, err, &bad);
+	re_global_step = kg_regex_new_lazy("\\bglobal[_ ]step\\s*[=:]?\\s*(\\d{1,12})\\b", I);
+	re_step = kg_regex_new_lazy("(?<![\\w.])step\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I);
+	re_iter = kg_regex_new_lazy("(?<![\\w.])iter(?:ation)?\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I);
+	re_epoch = kg_regex_new_lazy("(?<![\\w.])epoch\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,9})\\b", I);
 	/* …or a command line that runs an evaluation script (python test.py,
 	 * python scripts/evaluate.py, python3 eval_completion.py) */
-	re_eval = must("(?:^|[^\\w/.])(?:eval(?:uat(?:e|es|ing|ion))?|validat(?:e|ing|ion)|valid|testing|test set|predict(?:ing|ion|ions)?|inference|generating|rank(?:ing)? (?:all|candidates|entities)"
+	re_eval = kg_regex_new_lazy("(?:^|[^\\w/.])(?:eval(?:uat(?:e|es|ing|ion))?|validat(?:e|ing|ion)|valid|testing|test set|predict(?:ing|ion|ions)?|inference|generating|rank(?:ing)? (?:all|candidates|entities)"
 		       "|python[\\d.]*\\s+(?:-\\S+\\s+)*(?:\\S*/)?(?:test|eval|evaluate|evaluation|inference|infer|predict|validate|validation)(?:_\\w*)?\\.py)\\b",
-		       I, err, &bad);
-	re_ckpt = must("\\b(?:sav(?:e|ing|ed)\\b[^\\n]{0,40}\\b(?:checkpoint|ckpt|state[_ ]dict|model)|checkpoint[^\\n]{0,20}\\b(?:sav|writ)|writing\\s+checkpoint|load(?:ing|ed)?\\s+(?:from\\s+)?(?:the\\s+)?(?:checkpoint|ckpt|state[_ ]dict)(?!\\s+shards))",
-		       I, err, &bad);
-	re_model_load = must("\\b(?:Loading checkpoint shards|from_pretrained|load(?:ing)? (?:the )?(?:pretrained )?model\\b|model loading)", I, err, &bad);
-	re_train = must("(?:^|[^\\w/.])(?:train(?:ing)?|epoch)\\b", I, err, &bad);
-	re_conf_assign = must("\\b(PYTORCH_\\w*ALLOC\\w*)\\s*[=:]\\s*['\"]?([^\\s'\"]+)", 0, err, &bad);
-	re_conf_environ = must("\\[\\s*['\"](PYTORCH_\\w*ALLOC\\w*)['\"]\\s*\\]\\s*=\\s*['\"]([^'\"]*)['\"]", 0, err, &bad);
-	re_rank_line = must("^\\s*rank\\s*:\\s*(\\d{1,7})\\b", 0, err, &bad);
-	re_config_path = must("(?:--config|--cfg|--config-file|--config_file|(?<![\\w-])-c|\\bconfig(?:_file|_path)?)"
-			      "\\s*[=: ]\\s*['\"]?([\\w./~+-]+\\.ya?ml)\\b", I, err, &bad);
-	if (bad) {
-		kg_context_fini();
-		return -1;
-	}
+		       I);
+	re_ckpt = kg_regex_new_lazy("\\b(?:sav(?:e|ing|ed)\\b[^\\n]{0,40}\\b(?:checkpoint|ckpt|state[_ ]dict|model)|checkpoint[^\\n]{0,20}\\b(?:sav|writ)|writing\\s+checkpoint|load(?:ing|ed)?\\s+(?:from\\s+)?(?:the\\s+)?(?:checkpoint|ckpt|state[_ ]dict)(?!\\s+shards))",
+		       I);
+	re_model_load = kg_regex_new_lazy("\\b(?:Loading checkpoint shards|from_pretrained|load(?:ing)? (?:the )?(?:pretrained )?model\\b|model loading)", I);
+	re_train = kg_regex_new_lazy("(?:^|[^\\w/.])(?:train(?:ing)?|epoch)\\b", I);
+	re_conf_assign = kg_regex_new_lazy("\\b(PYTORCH_\\w*ALLOC\\w*)\\s*[=:]\\s*['\"]?([^\\s'\"]+)", 0);
+	re_conf_environ = kg_regex_new_lazy("\\[\\s*['\"](PYTORCH_\\w*ALLOC\\w*)['\"]\\s*\\]\\s*=\\s*['\"]([^'\"]*)['\"]", 0);
+	re_rank_line = kg_regex_new_lazy("^\\s*rank\\s*:\\s*(\\d{1,7})\\b", 0);
+	re_config_path = kg_regex_new_lazy("(?:--config|--cfg|--config-file|--config_file|(?<![\\w-])-c|\\bconfig(?:_file|_path)?)"
+			      "\\s*[=: ]\\s*['\"]?([\\w./~+-]+\\.ya?ml)\\b", I);
 	ready = true;
 	return 0;
 }

@@ -14,22 +14,59 @@
 
 /* ---- store ------------------------------------------------------------ */
 
+/* FNV-1a of a fact name. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The index slot holding name, or the empty slot where it would go;
+ * ixcap must be non-zero. */
+static size_t ix_find(const kg_facts *f, const char *name)
+{
+	size_t mask = f->ixcap - 1;
+	size_t h = name_hash(name) & mask;
+	while (f->ix[h] && strcmp(f->v[f->ix[h] - 1].name, name) != 0)
+		h = (h + 1) & mask;
+	return h;
+}
+
+/* Rebuilds the index for the n facts in v, with room for at least `want`
+ * (so that it stays at most half full). */
+static void ix_rebuild(kg_facts *f, size_t want)
+{
+	size_t cap = 16;
+	while (cap < 2 * want)
+		cap *= 2;
+	free(f->ix);
+	f->ix = kg_calloc(cap, sizeof *f->ix);
+	f->ixcap = cap;
+	for (size_t i = 0; i < f->n; i++)
+		f->ix[ix_find(f, f->v[i].name)] = (uint32_t)(i + 1);
+}
+
 static kg_fact *slot(kg_facts *f, const char *name)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		if (strcmp(f->v[i].name, name) == 0) {
-			free(f->v[i].str);
-			free(f->v[i].provenance);
-			f->v[i].str = NULL;
-			f->v[i].provenance = NULL;
-			f->v[i].derived = false;
-			return &f->v[i];
-		}
+	if (2 * (f->n + 1) > f->ixcap)
+		ix_rebuild(f, f->n + 1);
+	size_t h = ix_find(f, name);
+	if (f->ix[h]) {
+		kg_fact *x = &f->v[f->ix[h] - 1];
+		free(x->str);
+		free(x->provenance);
+		x->str = NULL;
+		x->provenance = NULL;
+		x->derived = false;
+		return x;
 	}
 	f->v = kg_realloc(f->v, (f->n + 1) * sizeof *f->v);
 	kg_fact *x = &f->v[f->n++];
 	memset(x, 0, sizeof *x);
 	x->name = kg_strdup(name);
+	f->ix[h] = (uint32_t)f->n;
 	return x;
 }
 
@@ -67,24 +104,26 @@ void kg_facts_set_str(kg_facts *f, const char *name, const char *s, const char *
 
 const kg_fact *kg_facts_get(const kg_facts *f, const char *name)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (strcmp(f->v[i].name, name) == 0)
-			return &f->v[i];
-	return NULL;
+	if (!f->ixcap)
+		return NULL;
+	size_t h = ix_find(f, name);
+	return f->ix[h] ? &f->v[f->ix[h] - 1] : NULL;
 }
 
 void kg_facts_remove(kg_facts *f, const char *name)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		if (strcmp(f->v[i].name, name) == 0) {
-			free(f->v[i].name);
-			free(f->v[i].str);
-			free(f->v[i].provenance);
-			memmove(&f->v[i], &f->v[i + 1], (f->n - i - 1) * sizeof *f->v);
-			f->n--;
-			return;
-		}
-	}
+	if (!f->ixcap)
+		return;
+	size_t h = ix_find(f, name);
+	if (!f->ix[h])
+		return;
+	size_t i = f->ix[h] - 1;
+	free(f->v[i].name);
+	free(f->v[i].str);
+	free(f->v[i].provenance);
+	memmove(&f->v[i], &f->v[i + 1], (f->n - i - 1) * sizeof *f->v);
+	f->n--;
+	ix_rebuild(f, f->n); /* the facts after i moved down one */
 }
 
 void kg_facts_free(kg_facts *f)
@@ -95,8 +134,11 @@ void kg_facts_free(kg_facts *f)
 		free(f->v[i].provenance);
 	}
 	free(f->v);
+	free(f->ix);
 	f->v = NULL;
+	f->ix = NULL;
 	f->n = 0;
+	f->ixcap = 0;
 }
 
 /* ---- registry --------------------------------------------------------- */

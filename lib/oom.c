@@ -239,23 +239,42 @@ static bool rx_anchored(int id)
 	       id == RX_TF_TAIL || id == RX_TF_BFC_BODY;
 }
 
+/* Compiles rx[id] and JIT-compiles it. Returns NULL with ec/eo set when
+ * the pattern does not compile. */
+static pcre2_code *rx_compile(int id, int *ec, PCRE2_SIZE *eo)
+{
+	rx[id] = pcre2_compile((PCRE2_SPTR)rx_src[id], PCRE2_ZERO_TERMINATED,
+	                       rx_anchored(id) ? PCRE2_ANCHORED : 0, ec, eo, NULL);
+	/* without JIT support the interpreter runs the same pattern */
+	if (rx[id])
+		(void)pcre2_jit_compile(rx[id], PCRE2_JIT_COMPLETE);
+	return rx[id];
+}
+
+/* rx[id], compiled the first time a grammar needs it: most logs reach a
+ * few grammars or none, and JIT-compiling all of them up front was most of
+ * a small log's run time. The patterns are literals and kg_oom_init (run by
+ * the tests) compiles them all, so one that fails here is a bug: abort. */
+static pcre2_code *rx_get(int id)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	if (!rx[id] && !rx_compile(id, &ec, &eo))
+		abort();
+	return rx[id];
+}
+
 int kg_oom_init(kg_error *err)
 {
-	if (rx[0])
-		return 0;
 	for (int i = 0; i < NRX; i++) {
 		int ec;
 		PCRE2_SIZE eo;
-		rx[i] = pcre2_compile((PCRE2_SPTR)rx_src[i], PCRE2_ZERO_TERMINATED,
-		                      rx_anchored(i) ? PCRE2_ANCHORED : 0, &ec, &eo, NULL);
-		if (!rx[i]) {
+		if (!rx[i] && !rx_compile(i, &ec, &eo)) {
 			PCRE2_UCHAR msg[160];
 			pcre2_get_error_message(ec, msg, sizeof msg);
 			kg_oom_fini();
 			return kg_fail(err, "oom grammar %d: %s at offset %zu", i, (char *)msg, (size_t)eo);
 		}
-		/* without JIT support the interpreter runs the same pattern */
-		(void)pcre2_jit_compile(rx[i], PCRE2_JIT_COMPLETE);
 	}
 	return 0;
 }
@@ -352,7 +371,7 @@ static bool run(ctx *c, int id, size_t n, size_t off, bool anchored, match *m)
 	 * time); pcre2_match runs the JIT code whenever there is some. */
 	if (off > n || anchored != rx_anchored(id))
 		return false;
-	int rc = pcre2_match(rx[id], (PCRE2_SPTR)c->s, n, off, 0, c->md, NULL);
+	int rc = pcre2_match(rx_get(id), (PCRE2_SPTR)c->s, n, off, 0, c->md, NULL);
 	if (rc < 0)
 		return false;
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
@@ -1261,8 +1280,6 @@ static const grammar grammars[] = {
 
 int kg_oom_parse(const char *text, size_t n, size_t first_len, kg_oom *out)
 {
-	if (!rx[0] && kg_oom_init(NULL) < 0)
-		return 0;
 	if (first_len > n)
 		first_len = n;
 	pcre2_match_data *md = pcre2_match_data_create(MAXCAP, NULL);
