@@ -264,6 +264,19 @@ static int tpl_compile(loader *L, const yaml_node_t *n, const char *what, tpl *t
 		NODE_ERR(L, n, "%s must be a string", what);
 		return -1;
 	}
+	/* rules check: an unquoted text followed by " #" on its line was cut
+	 * there by a YAML comment ("(adaptdl PR #90)" became "(adaptdl PR") */
+	if (L->errs && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && L->raw &&
+	    n->end_mark.index < L->rawlen) {
+		const char *p = L->raw + n->end_mark.index, *e = L->raw + L->rawlen;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && *p == '#' && p > L->raw + n->end_mark.index) {
+			NODE_ERR(L, n, "%s is cut short by a YAML comment (' #' starts one): quote the text or use '>-'",
+				 what);
+			return -1;
+		}
+	}
 	t->src = kg_strdup(s);
 	size_t len = strlen(s), i = 0;
 	kg_buf b = {0};

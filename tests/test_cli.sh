@@ -371,5 +371,14 @@ check "-v prints every finding and the frame" "grep -q '\[eval-blowup.eval-phase
 check "the summary counts incidents by severity and cause" \
 	"grep -qx '3 incidents: 3 errors; by cause: 1 eval-blowup, 1 undetermined, 1 capacity; rank 1 failed first (--verbose for every finding)' $tmp/o" "$(tail -1 $tmp/o)"
 
+# --- rules check: text a YAML comment cut short (" #" in an unquoted value)
+mkdir -p "$tmp/cutrules"
+printf -- '- id: cascade.cut\n  title: A title\n  category: cascade\n  severity: info\n  when: cascade.count >= 1\n  message: Retry often fails again (adaptdl PR #90).\n' >"$tmp/cutrules/cut.yaml"
+"$exe" rules check "$tmp/cutrules/cut.yaml" >"$tmp/o" 2>&1; rc=$?
+check "rules check flags text cut short by a YAML comment" \
+	"[ $rc = 3 ] && grep -q 'cut.yaml:6:12: message is cut short by a YAML comment' $tmp/o" "rc=$rc $(cat $tmp/o)"
+"$exe" rules check "$root/rules" >"$tmp/o" 2>&1; rc=$?
+check "the shipped rules pass rules check" "[ $rc = 0 ]" "$(cat $tmp/o)"
+
 echo "1..$n"
 [ $failed = 0 ]
