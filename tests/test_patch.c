@@ -161,7 +161,13 @@ static void keeps(const char *dir)
 				if (read(go[0], &x, 1) < 0)
 					_exit(9);
 				kg_error e = {0};
-				_exit(kg_patch_apply(k ? p2 : p1, NULL, &e) == 0 ? 0 : strstr(e.msg, "changed since") ? 1 : 2);
+				int r = kg_patch_apply(k ? p2 : p1, NULL, &e) == 0 ? 0
+					: strstr(e.msg, "changed since") ? 1 : 2;
+				/* the child's copies too (valgrind checks each process) */
+				kg_patch_free(p1);
+				kg_patch_free(p2);
+				free(cc);
+				_exit(r);
 			}
 		}
 		close(go[0]);
