@@ -153,6 +153,9 @@ static void keeps(const char *dir)
 		if (pipe(go) != 0)
 			break;
 		pid_t kid[2];
+		/* nothing buffered may be inherited: valgrind's exit in a child
+		 * flushes stdio even after _exit, and the TAP lines doubled */
+		fflush(stdout);
 		for (int k = 0; k < 2; k++) {
 			kid[k] = fork();
 			if (kid[k] == 0) {
