@@ -26,8 +26,6 @@
 /* The static cause word equal to name, or NULL for `none` or an unknown
  * word. */
 const char *kg_cause_find(const char *name);
-/* What would confirm or refute the cause (static text), or NULL. */
-const char *kg_cause_to_confirm(const char *cause);
 
 /* The word of a strength (vocab/strength.def); "" for none. */
 const char *kg_strength_name(enum kg_strength s);

@@ -51,12 +51,6 @@ const char *kg_cause_find(const char *name)
 	return kg_vocab_word(&kg_categories, cause_index(name));
 }
 
-const char *kg_cause_to_confirm(const char *cause)
-{
-	int i = cause_index(cause);
-	return i < 0 ? NULL : causes[i].to_confirm;
-}
-
 const char *kg_strength_name(enum kg_strength s)
 {
 	return s == KG_STRENGTH_NONE ? "" : kg_vocab_word(&kg_strengths, s);
