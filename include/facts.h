@@ -60,6 +60,10 @@ void kg_facts_set_str(kg_facts *f, const char *name, const char *s, const char *
  * constant time whatever the number of facts. The pointer stays valid until
  * the next set or remove on f. */
 const kg_fact *kg_facts_get(const kg_facts *f, const char *name);
+/* Sets every fact of src in dst, in src's order (each replaces a fact of
+ * the same name, as its setter would): the same result as setting them
+ * one by one. Derived flags are not copied; derive afterwards if needed. */
+void kg_facts_merge(kg_facts *dst, const kg_facts *src);
 /* Removes a fact (no-op when absent); linear in the number of facts. */
 void kg_facts_remove(kg_facts *f, const char *name);
 void kg_facts_free(kg_facts *f);

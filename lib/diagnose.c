@@ -382,6 +382,13 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 	free(dirs);
 	if (!rs)
 		return -1;
+	/* the case's facts (configs, then snapshots and memory_stats/summary
+	 * tables) do not depend on the incident: read once */
+	kg_facts cf = {0};
+	for (size_t c = 0; c < R->nconfigs; c++)
+		kg_config_facts(R->configs[c], &cf);
+	for (size_t sn = 0; sn < R->rep->nsnapshots; sn++)
+		kg_snapshot_facts(R->rep->snapshots[sn], &cf);
 	int rc = 0;
 	size_t li = 0;
 	for (size_t i = 0; i < R->rep->nincidents && rc == 0; i++) {
@@ -394,11 +401,7 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		kg_facts_from_incident(inc, inc->path, &f);
 		if (from_log)
 			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
-		for (size_t c = 0; c < R->nconfigs; c++)
-			kg_config_facts(R->configs[c], &f);
-		/* snapshots and memory_stats/summary tables of the same case */
-		for (size_t sn = 0; sn < R->rep->nsnapshots; sn++)
-			kg_snapshot_facts(R->rep->snapshots[sn], &f);
+		kg_facts_merge(&f, &cf);
 		/* --set before the calculators (their inputs) and again after
 		 * them (it wins over calculated values too) */
 		if (set_args(opt, &f, err) < 0) {
@@ -412,6 +415,7 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		}
 		kg_facts_free(&f);
 	}
+	kg_facts_free(&cf);
 	kg_rules_free(rs);
 	return rc;
 }

@@ -102,6 +102,17 @@ void kg_facts_set_str(kg_facts *f, const char *name, const char *s, const char *
 	x->provenance = prov ? kg_strdup(prov) : NULL;
 }
 
+void kg_facts_merge(kg_facts *dst, const kg_facts *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const kg_fact *x = &src->v[i];
+		if (x->type == KG_FACT_STRING)
+			kg_facts_set_str(dst, x->name, x->str, x->provenance);
+		else
+			kg_facts_set_interval(dst, x->name, x->type, x->num, x->lo, x->hi, x->provenance);
+	}
+}
+
 const kg_fact *kg_facts_get(const kg_facts *f, const char *name)
 {
 	if (!f->ixcap)
