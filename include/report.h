@@ -75,6 +75,12 @@ kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char 
  * the CI formats' incident summary (memory true) are this line. */
 char *kg_incident_headline(const kg_incident *inc, bool memory);
 
+/* The incident's verdict as the text report prints it in brackets: "CAUSE,
+ * CONFIDENCE confidence" (a cause without a confidence reads "low
+ * confidence"), or "cause undetermined". Writes at most n bytes
+ * (NUL-terminated) into buf and returns it. */
+char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n);
+
 /* Renames standard input ("<stdin>") to name everywhere the report shows
  * it: the inputs' display names and the incidents' paths (--stdin-filename,
  * so that SARIF locations, GitHub annotations and the text headline name

@@ -98,11 +98,17 @@ typedef struct kg_snapshot_device {
 	double fragmentation;          /* 1 − largest free block / inactive; 0 without inactive */
 	kg_free_bucket free_blocks[KG_SNAP_NBUCKETS];
 	kg_snapshot_trace trace;
-	/* KG_SNAP_SERIES only (has_segment_map): the 200 largest segments,
-	 * largest first */
+	/* KG_SNAP_SERIES only (has_segment_map): the 4096 largest segments,
+	 * largest first; the segments past them (nsegment_rest of them) summed
+	 * into segment_rest: total_size their Σ total_size, runs their block
+	 * bytes by state (active_allocated, active_pending_free, inactive,
+	 * unknown; states with no bytes left out), address KG_NONE,
+	 * segment_type NULL */
 	bool has_segment_map;
 	kg_segment_view *segment_map;
 	size_t nsegment_map;
+	kg_segment_view segment_rest;
+	size_t nsegment_rest;
 	kg_alloc_site *top_sites;      /* at most 10, most bytes first */
 	size_t ntop_sites;
 } kg_snapshot_device;

@@ -118,6 +118,16 @@ static bool memory_items(kg_buf *b, const kg_memory *m, const char *sep0)
 	return b->len != start;
 }
 
+char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n)
+{
+	if (inc->cause)
+		snprintf(buf, n, "%s, %s confidence", inc->cause,
+			 inc->confidence ? inc->confidence : kg_vocab_word(&kg_confidences, KG_CONFIDENCE_LOW));
+	else
+		snprintf(buf, n, "cause undetermined");
+	return buf;
+}
+
 char *kg_incident_headline(const kg_incident *inc, bool memory)
 {
 	kg_buf b = {0};

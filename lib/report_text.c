@@ -412,11 +412,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 	enum kg_severity sev = kg_incident_severity(inc);
 	char *head = kg_incident_headline(inc, false);
 	char verdict[96];
-	if (inc->cause)
-		snprintf(verdict, sizeof verdict, "%s, %s confidence", inc->cause,
-			 inc->confidence ? inc->confidence : kg_vocab_word(&kg_confidences, KG_CONFIDENCE_LOW));
-	else
-		snprintf(verdict, sizeof verdict, "cause undetermined");
+	kg_incident_verdict(inc, verdict, sizeof verdict);
 	/* FILE:LINE: for a log; FILE: for an incident without a line (an
 	 * allocator snapshot's trace) */
 	char where[32] = "";

@@ -24,7 +24,7 @@ typedef struct series_pt {
 
 #define SERIES_MAX 2000
 #define SERIES_OOM_MAX 1000
-#define SEGMAP_MAX 200
+#define SEGMAP_MAX 4096
 #define SEGMAP_RUNS 256
 
 typedef struct trace_acc {
@@ -469,9 +469,20 @@ static int seg_size_cmp(const void *pa, const void *pb)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* A block's state as one of the map's static words. */
+static const char *block_state(const cJSON *b)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(b, "state");
+	return !cJSON_IsString(st) ? "unknown"
+		: !strcmp(st->valuestring, "active_allocated") ? "active_allocated"
+		: !strcmp(st->valuestring, "active_pending_free") ? "active_pending_free"
+		: !strcmp(st->valuestring, "inactive") ? "inactive" : "unknown";
+}
+
 /* segment map (KG_SNAP_SERIES): the device's SEGMAP_MAX largest segments,
  * largest first, with neighbouring blocks of one state merged into runs (at
- * most SEGMAP_RUNS; the rest of the segment becomes one "mixed" run). */
+ * most SEGMAP_RUNS; the rest of the segment becomes one "mixed" run); the
+ * segments past SEGMAP_MAX summed into segment_rest, one run per state. */
 static void segment_map_fill(kg_snapshot_device *o, const cJSON *segments, int device)
 {
 	size_t n = 0, cap = 0;
@@ -502,11 +513,7 @@ static void segment_map_fill(kg_snapshot_device *o, const cJSON *segments, int d
 		int nruns = 0;
 		const cJSON *b;
 		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(v[i], "blocks")) {
-			const cJSON *st = cJSON_GetObjectItemCaseSensitive(b, "state");
-			const char *state = !cJSON_IsString(st) ? "unknown"
-				: !strcmp(st->valuestring, "active_allocated") ? "active_allocated"
-				: !strcmp(st->valuestring, "active_pending_free") ? "active_pending_free"
-				: !strcmp(st->valuestring, "inactive") ? "inactive" : "unknown";
+			const char *state = block_state(b);
 			if (nruns >= SEGMAP_RUNS - 1 && last)
 				state = "mixed";
 			if (last && last != state) {
@@ -520,6 +527,25 @@ static void segment_map_fill(kg_snapshot_device *o, const cJSON *segments, int d
 		if (last)
 			push_run(m, bytes, last);
 	}
+	static const char *const rest_states[] = {"active_allocated", "active_pending_free", "inactive", "unknown"};
+	int64_t rest[4] = {0};
+	kg_segment_view *r = &o->segment_rest;
+	r->address = KG_NONE;
+	for (size_t i = o->nsegment_map; i < n; i++) {
+		o->nsegment_rest++;
+		r->total_size = clamp_size(r->total_size + clamp_size(num_or(v[i], "total_size", 0)));
+		const cJSON *b;
+		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(v[i], "blocks")) {
+			const char *state = block_state(b);
+			int k = 0;
+			while (k < 3 && strcmp(rest_states[k], state))
+				k++;
+			rest[k] = clamp_size(rest[k] + clamp_size(num_or(b, "size", 0)));
+		}
+	}
+	for (int k = 0; k < 4 && o->nsegment_rest; k++)
+		if (rest[k])
+			push_run(r, rest[k], rest_states[k]);
 	free(v);
 }
 
@@ -708,6 +734,9 @@ static void strip_device(kg_snapshot_device *d)
 	free(d->segment_map);
 	d->segment_map = NULL;
 	d->nsegment_map = 0;
+	free(d->segment_rest.runs);
+	d->segment_rest = (kg_segment_view){0};
+	d->nsegment_rest = 0;
 	d->has_segment_map = false;
 	kg_snapshot_trace *t = &d->trace;
 	free(t->points);

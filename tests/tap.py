@@ -1,6 +1,7 @@
 """tap.py — a minimal TAP producer for the Python tests (meson runs them
 with protocol 'tap'): check() prints "ok N - what" or "not ok N - what"
-with diagnostic lines; done() prints the plan and exits 1 on a failure."""
+with diagnostic lines; skip() prints "ok N - what # SKIP why"; done()
+prints the plan and exits 1 on a failure."""
 import sys
 
 _n = 0
@@ -15,6 +16,13 @@ def check(ok, what, diag=""):
         _failed = True
         for line in diag.splitlines():
             print("#   " + line)
+
+
+def skip(what, why):
+    """A check that cannot run here: "ok N - what # SKIP why"."""
+    global _n
+    _n += 1
+    print("ok %d - %s # SKIP %s" % (_n, what, why))
 
 
 def done():

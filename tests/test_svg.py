@@ -43,22 +43,57 @@ try:
     check('snapshot SVG is well-formed, root <svg>', root.tag == NS + 'svg')
     lines = root.findall('.//' + NS + 'polyline')
     pts = [len(p.get('points').split()) for p in lines]
+    texts = ' '.join(t.text or '' for t in root.iter(NS + 'text'))
     check('snapshot: requested and reserved polylines, > 10 points each',
           len(lines) == 2 and all(k > 10 for k in pts))
     check('snapshot: at most 2001 points per series', all(k <= 2001 for k in pts))
     check('snapshot: peak marked', len(root.findall('.//' + NS + 'circle[@class="peak"]')) == 1)
     texts = ' '.join(t.text or '' for t in root.iter(NS + 'text'))
     check('snapshot: peak label is the DESIGN §5 peak (51.04 GiB)', 'peak 51.04 GiB' in texts)
-    segs = root.findall('.//' + NS + 'rect[@class="segment"]')
-    check('segment map: at most 200 segments', 0 < len(segs) <= 200)
+    legend = [t.text for e, t in zip(list(root.iter()), list(root.iter())[1:])
+              if e.get('class') == 'legend' and t.tag == NS + 'text']
+    check('snapshot: the chart legend names requested and reserved once each (%s)' % legend[:2],
+          legend[:2] == ['requested', 'reserved'])
+    ticks = [t.text for t in root.iter(NS + 'text') if t.get('class') == 'ytick']
+    check('snapshot: byte ticks at round binary values (%s)' % ', '.join(ticks),
+          ticks == ['0 bytes', '16.00 GiB', '32.00 GiB', '48.00 GiB', '64.00 GiB'])
+    dev = json.loads(plain.stdout)['snapshots'][0]['devices'][0]
+    segs = [g for g in root.iter(NS + 'g') if g.get('class') == 'segment']
+    agg = [g for g in root.iter(NS + 'g') if g.get('class') == 'segment aggregate']
+    nagg = int(agg[0].find(NS + 'title').text.split()[0]) if len(agg) == 1 else 0
+    check('segment map: every segment drawn, the narrow ones in one cell (%d + %d = %d)'
+          % (len(segs), nagg, dev['segments']), len(segs) + nagg == dev['segments'] and len(segs) > 900)
     fills = {b.get('fill') for b in root.findall('.//' + NS + 'rect[@class="block"]')}
-    check('segment map: allocated and inactive blocks coloured', {'#d62728', '#9ecae1'} <= fills)
+    check('segment map: allocated and inactive blocks coloured', {'#1f77b4', '#fdbf6f'} <= fills)
+    check('snapshot: no capacity line (a snapshot does not record it), and the chart says so',
+          not root.findall('.//' + NS + 'line[@class="capacity"]')
+          and 'device capacity: not recorded in the snapshot' in texts)
+    check('snapshot: the map states the fragmentation and its terms',
+          'fragmentation 0.98 = 1 − largest inactive block 100.00 MiB / 5.81 GiB inactive' in texts)
+    check('snapshot: caption says nothing was diagnosed', 'No OOM incident diagnosed.' in texts)
+    again = os.path.join(tmp, 'again.svg')
+    run('--svg', again, SNAP)
+    check('same input, byte-identical SVG', open(again, 'rb').read() == open(snap_svg, 'rb').read())
+    os.unlink(again)
 
     sub_svg = os.path.join(tmp, 'sub.svg')
     r = run('snapshot', '--svg', sub_svg, SNAP)
     check('snapshot subcommand --svg writes the same picture',
           r.returncode == 0 and 'fragmentation' in r.stdout and open(sub_svg).read() == open(snap_svg).read())
     os.unlink(sub_svg)
+
+    # a snapshot's chart takes the capacity of its case's OOM message, but
+    # not one smaller than what the device reserved (another device's)
+    for log, drawn in (('testdata/logs/snapshot-cs336-fragmented.log', True), (LOG, False)):
+        both = os.path.join(tmp, 'both.svg')
+        run('--svg', both, log, SNAP)
+        charts = [g for g in ET.parse(both).getroot().iter(NS + 'g') if g.get('class') == 'chart']
+        caps = [len(g.findall(NS + 'line[@class="capacity"]')) for g in charts]
+        note = ' '.join(t.text for t in charts[0].findall(NS + 'text'))
+        check('snapshot with %s: capacity line on the trace chart %s' % (os.path.basename(log), 'drawn' if drawn else 'not drawn'),
+              caps[0] == (1 if drawn else 0) and
+              ('capacity 79.15 GiB' in note if drawn else 'is less than it reserved (no capacity line)' in note))
+        os.unlink(both)
 
     # a log name with XML specials must come out escaped and well-formed
     odd = os.path.join(tmp, 'a&b<"c">\'.log')
@@ -77,7 +112,31 @@ try:
     ooms = root.findall('.//' + NS + 'line[@class="oom"]')
     check('log: one OOM marker', len(ooms) == 1)
     texts = ' '.join(t.text or '' for t in root.iter(NS + 'text'))
-    check('log: OOM labelled with its incident and line', 'OOM #1 (line' in texts and 'over epochs' in texts)
+    check('log: OOM labelled with its incident, epoch and line',
+          'OOM #1, epoch 6 (line 38)' in texts and 'over epochs' in texts)
+    # the OOM happened during epoch 6, after the epoch-5 reading: its mark
+    # lies right of every reading (it was drawn at epoch 5 before)
+    last_x = max(float(p.split(',')[0]) for l in lines for p in l.get('points').split())
+    check('log: OOM mark right of the last reading (epoch 6, not 5)', float(ooms[0].get('x1')) > last_x + 10)
+    cap = root.findall('.//' + NS + 'line[@class="capacity"]')
+    check('log: one capacity line, labelled with the stated capacity',
+          len(cap) == 1 and 'capacity 10.75 GiB (device 0)' in texts)
+    ticks = [t.text for t in root.iter(NS + 'text') if t.get('class') == 'ytick']
+    check('log: byte ticks at round binary values (%s)' % ', '.join(ticks),
+          ticks == ['0 bytes'] + ['%d.00 GiB' % (2 * k) for k in range(1, 7)])
+    legend = [t.text for e, t in zip(list(root.iter()), list(root.iter())[1:])
+              if e.get('class') == 'legend' and t.tag == NS + 'text']
+    check('log: one legend entry per series, then capacity and OOM (%s)' % legend[-4:],
+          legend[-4:] == ['allocated', 'reserved', 'device capacity', 'OOM'])
+    check('log: the caption gives where, what, cause and confidence',
+          'OOM #1 at ' in texts and ':38: CUDA out of memory: tried to allocate 1.12 GiB on cuda:0' in texts
+          and 'diagnosis: leak, medium confidence' in texts)
+    parts = [r.get('class').split()[1] for r in root.findall('.//' + NS + 'rect')
+             if (r.get('class') or '').startswith('budget-part')]
+    check('log: the budget bar has its parts and the request',
+          parts == ['allocated', 'cached-unused', 'non-pytorch', 'other-processes', 'free']
+          and len(root.findall('.//' + NS + 'rect[@class="budget-request"]')) == 1
+          and 'requested 1.12 GiB > 482.06 MiB free: it does not fit' in texts)
 
     # the write is atomic: unwritable place → exit 3, nothing left behind
     bad = os.path.join(tmp, 'no-such-dir', 'x.svg')
