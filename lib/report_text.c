@@ -305,6 +305,22 @@ static const kg_finding *cause_finding(const kg_incident *inc)
 	return NULL;
 }
 
+/* The finding whose first remedy is line 2 (the one action): the cause's;
+ * for an undetermined cause, the category-none finding that says what
+ * evidence is missing (rules/general.yaml), when it has a remedy. */
+static const kg_finding *action_finding(const kg_incident *inc)
+{
+	if (inc->cause)
+		return cause_finding(inc);
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->nremedies && f->category &&
+		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
+			return f;
+	}
+	return NULL;
+}
+
 /* A remedy's settings in one line: "set data.test_bs: 64" (the user's key,
  * else the role) and "NAME=VALUE", separated by "; ". */
 static void remedy_settings(kg_buf *b, const kg_remedy *r)
@@ -410,7 +426,7 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool verbose)
 {
 	enum kg_severity sev = kg_incident_severity(inc);
-	char *head = kg_incident_headline(inc, false);
+	char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
 	char verdict[96];
 	if (inc->cause)
 		snprintf(verdict, sizeof verdict, "%s, %s confidence", inc->cause,
@@ -430,9 +446,9 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		return;
 	seen done = {0};
 	/* line 2: the one action */
-	const kg_finding *cf = cause_finding(inc);
-	if (cf && cf->nremedies) {
-		const kg_remedy *r = &cf->remedies[0];
+	const kg_finding *cf = cause_finding(inc), *af = action_finding(inc);
+	if (af && af->nremedies) {
+		const kg_remedy *r = &af->remedies[0];
 		kg_buf b = {0};
 		remedy_settings(&b, r);
 		emitf(o, "  %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
@@ -510,8 +526,9 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	for (size_t i = 0; i < r->nincidents; i++)
 		incident_text(&o, &r->incidents[i], quiet, verbose);
 	/* snapshots, memory_stats and memory_summary tables: one line each
-	 * (the full view is `kgmem-diagnose snapshot`) */
-	for (size_t i = 0; i < r->nsnapshots; i++)
+	 * (the full view is `kgmem-diagnose snapshot`); not with -q, which
+	 * prints one line per incident and nothing else */
+	for (size_t i = 0; !quiet && i < r->nsnapshots; i++)
 		snapshot_line(&o, r->snapshots[i]);
 	if (style && style->diff) {
 		for (size_t i = 0; i < r->npatches; i++)
