@@ -521,7 +521,9 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 {
 	out o = {f, style && style->color, style ? style->width : 0};
 	bool quiet = style && style->quiet, verbose = style && style->verbose;
-	for (size_t i = 0; !quiet && i < r->nnotes; i++)
+	/* notes about the input: after the incidents, so that line 1 is the
+	 * first verdict; first when there is no incident */
+	for (size_t i = 0; !quiet && r->nincidents == 0 && i < r->nnotes; i++)
 		emitf(&o, "%s%s%s", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
 	for (size_t i = 0; i < r->nincidents; i++)
 		incident_text(&o, &r->incidents[i], quiet, verbose);
@@ -530,6 +532,8 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	 * prints one line per incident and nothing else */
 	for (size_t i = 0; !quiet && i < r->nsnapshots; i++)
 		snapshot_line(&o, r->snapshots[i]);
+	for (size_t i = 0; !quiet && r->nincidents > 0 && i < r->nnotes; i++)
+		emitf(&o, "%s%s%s", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
 	if (style && style->diff) {
 		for (size_t i = 0; i < r->npatches; i++)
 			fputs(r->patches[i].diff, f);
