@@ -502,7 +502,7 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 	const char *ps = snap->path, *ks = kg_snapshot_kind_name(snap->kind);
 	char a[32], b[32], c[32];
 	if (snap->ndevices == 0) {
-		fprintf(o->f, "%s%s:%s %s: %s allocated (peak %s), %s reserved\n", col(o, C_BOLD), ps,
+		emitf(o, "%s%s:%s %s: %s allocated (peak %s), %s reserved", col(o, C_BOLD), ps,
 			col(o, C_RESET), ks, stat_size(snap, "allocated_bytes.all.current", a, sizeof a),
 			stat_size(snap, "allocated_bytes.all.peak", c, sizeof c),
 			stat_size(snap, "reserved_bytes.all.current", b, sizeof b));
@@ -510,7 +510,7 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 	}
 	for (size_t i = 0; i < snap->ndevices; i++) {
 		const kg_snapshot_device *d = &snap->devices[i];
-		fprintf(o->f, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f\n",
+		emitf(o, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f",
 			col(o, C_BOLD), ps, col(o, C_RESET), (int)d->device,
 			kg_size_format(d->reserved_bytes, a, sizeof a), kg_size_format(d->allocated_bytes, b, sizeof b),
 			kg_size_format(d->largest_free_block_bytes, c, sizeof c), d->fragmentation);
@@ -545,10 +545,12 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	if (r->nincidents == 0 && r->nsnapshots > 0)
 		return;
 	if (r->nincidents == 0 && r->nsnapshots == 0) {
-		fprintf(f, "no out-of-memory incident found");
+		kg_buf nb = {0};
+		kg_buf_puts(&nb, "no out-of-memory incident found");
 		for (size_t i = 0; i < r->ninputs; i++)
-			fprintf(f, "%s%s", i ? ", " : " in ", r->inputs[i].name);
-		fprintf(f, "\n");
+			kg_buf_printf(&nb, "%s%s", i ? ", " : " in ", r->inputs[i].name);
+		emit(&o, nb.data);
+		kg_buf_free(&nb);
 		return;
 	}
 	/* incidents by severity, then by cause (most frequent first, in

@@ -231,6 +231,31 @@ def jsonl_lines(exe, name, rel, extra, doc):
         why + "\n" + out + err)
 
 
+def run_tty(exe, args, cols=100):
+    """EXE's standard output on a pseudo-terminal `cols` columns wide (the
+    text report wraps itself to a terminal's width), stderr discarded."""
+    import fcntl
+    import struct
+    import termios
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
+    p = subprocess.Popen([exe] + args, stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=subprocess.DEVNULL)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            b = os.read(master, 65536)
+        except OSError:         # EIO: the child closed the terminal
+            break
+        if not b:
+            break
+        chunks.append(b)
+    p.wait()
+    os.close(master)
+    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
 def visual_lines(text, width=100):
     """Lines the text takes on a terminal `width` columns wide."""
     return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
@@ -243,14 +268,26 @@ def verdict_first(exe, name, rel, extra, doc):
     lines = out.splitlines()
     heads = [i for i, l in enumerate(lines) if l.startswith(rel + ":") and (": error: " in l
              or ": warning: " in l)]
-    # the incidents and the summary; the notes about the input (after the
-    # incidents, the same text as JSON's notes[]) do not count
-    notes = set(doc.get("notes", []))
-    body = "\n".join(l for l in lines if l not in notes)
+    # as printed on a terminal 100 columns wide (the report wraps itself,
+    # continuing under the line's indent plus 4); the incidents and the
+    # summary count, the notes about the input (after the incidents, the
+    # text of JSON's notes[], each with its continuation lines) do not
+    tty = run_tty(exe, ["--color", "never"] + plain + [rel]).splitlines()
+    starts = {n[:40] for n in doc.get("notes", [])}
+    body, in_note = [], False
+    for l in tty:
+        if not l.startswith(" "):
+            in_note = any(l.startswith(st) for st in starts)
+        elif not l.startswith("    "):
+            in_note = False
+        if not in_note:
+            body.append(l)
     limit = 15 * max(1, len(incs))
-    tap(visual_lines(body) <= limit,
-        f"{name}: the text report fits in 15 lines at 100 columns per incident ({limit})",
-        f"{visual_lines(body)} lines:\n{out}")
+    # a wider line is one word the terminal breaks (no line left unwrapped)
+    wide = [l for l in tty if len(l) > 100 and " " in l.strip()]
+    tap(visual_lines("\n".join(body)) <= limit and len(tty) >= len(lines) and not wide,
+        f"{name}: the text report fits in 15 lines on a 100-column terminal per incident ({limit})",
+        f"{visual_lines(chr(10).join(body))} lines:\n" + "\n".join(tty))
     ok = len(heads) == len(incs) and (not heads or heads[0] == 0)
     for k, inc in zip(heads, incs):
         want = f"[{inc['cause']}, {inc['confidence']} confidence]" if inc.get("cause") \
