@@ -231,7 +231,7 @@ if command -v zsh >/dev/null; then
 			[[ $p == "$pd" ]] || continue
 			lines+=("$line") wants+=("$want")
 		done
-		(cd "$tmp/work" && PATH=$(pathdir "$pd")$PATH HOME=$tmp timeout 120 zsh -f "$here/zsh_complete.zsh" "$compdir" "${lines[@]}") > "$tmp/zsh.out" 2> "$tmp/err"
+		(cd "$tmp/work" && PATH=$(pathdir "$pd")$PATH HOME=$tmp timeout 40 zsh -f "$here/zsh_complete.zsh" "$compdir" "${lines[@]}") > "$tmp/zsh.out" 2> "$tmp/err"
 		rc=$?
 		if ((rc != 0)) || [[ $(wc -l < "$tmp/zsh.out") -ne ${#lines[@]} ]]; then
 			notok "zsh completion engine ($pd): exit $rc, $(wc -l < "$tmp/zsh.out") of ${#lines[@]} lines: $(head -c 300 "$tmp/err")"
