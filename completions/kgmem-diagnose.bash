@@ -98,6 +98,8 @@ _kgmem_diagnose()
 	-f | --format)
 		if [[ $sub == snapshot ]]; then
 			COMPREPLY=($(compgen -W "text json" -- "$cur"))
+		elif [[ $sub == run ]]; then
+			COMPREPLY=($(compgen -W "text json markdown github sarif" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "text json jsonl markdown github sarif" -- "$cur"))
 		fi
@@ -125,6 +127,10 @@ _kgmem_diagnose()
 			compopt -o nospace 2>/dev/null
 		fi
 		return ;;
+	--dtype)
+		[[ $sub == calc || $sub == explain ]] &&
+			COMPREPLY=($(compgen -W "float32 float16 bfloat16 float64 int64 int32 int8 uint8 bool" -- "$cur"))
+		return ;;
 	--budget | --solve | --label | --params | --batch | --dim | --seq | --vocab)
 		return ;;
 	esac
@@ -134,6 +140,7 @@ _kgmem_diagnose()
 		--version --help"
 	case $sub in
 	rules)
+		[[ $cur == -* ]] && { COMPREPLY=($(compgen -W "--rules --help" -- "$cur")); return; }
 		local n=0
 		for ((i = 1; i < COMP_CWORD; i++)); do
 			[[ ${COMP_WORDS[i]} == -* ]] || n=$((n + 1))
@@ -159,13 +166,20 @@ _kgmem_diagnose()
 			COMPREPLY=($(compgen -W "full-ranking negatives adam kv-cache activations attention logits alloc" -- "$cur"))
 			return
 		fi
-		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--budget --solve --round --set --batch --entities --dataset --dim --model --dtype --negatives --params --precision --8bit --zero --gpus --layers --kv-heads --head-dim --seq --hidden --heads --vocab --divisions --help" -- "$cur"))
+		[[ $cur == -* ]] || return
+		# a named calculator's options, or those of calc EXPR
+		case ${COMP_WORDS[2]} in
+		full-ranking | negatives | adam | kv-cache | activations | attention | logits | alloc)
+			COMPREPLY=($(compgen -W "--batch --entities --dataset --dim --model --dtype --negatives --params --precision --8bit --zero --gpus --layers --kv-heads --head-dim --seq --hidden --heads --vocab --divisions --help" -- "$cur")) ;;
+		*)
+			COMPREPLY=($(compgen -W "--budget --solve --round --set --help" -- "$cur")) ;;
+		esac
 		return ;;
 	explain)
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--config --known --tensor --divisions --dtype -n --help" -- "$cur"))
 		return ;;
 	snapshot)
-		opts="--format --svg --color --quiet --help" ;;
+		opts="--format --svg --help" ;;
 	run)
 		opts="--report --label --log --snapshot-on-oom --format --fail-on --config --help --"
 		if [[ $cur != -* ]]; then

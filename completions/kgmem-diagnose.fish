@@ -53,13 +53,35 @@ complete -c kgmem-diagnose -n '__fish_seen_subcommand_from snapshot' -F
 # calc EXPR... [--budget SIZE] [--solve NAME], or a named calculator
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc; and test (count (commandline -opc)) -eq 2' \
     -a 'full-ranking negatives adam kv-cache activations attention logits alloc' -d 'Calculator'
-complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc' -l budget -x -d 'Memory budget (e.g. 9GiB)'
-complete -c kgmem-diagnose -n '__fish_seen_subcommand_from calc' -l solve -x -d 'Name to solve for'
-# explain SIZE [--config FILE]
-complete -c kgmem-diagnose -n '__fish_seen_subcommand_from explain' -s c -l config -r -F -d 'Training config (YAML)'
+# calc EXPR's options, or a named calculator's (one table for all of them)
+set -l calculators full-ranking negatives adam kv-cache activations attention logits alloc
+set -l calc_expr "__fish_seen_subcommand_from calc; and not __fish_seen_subcommand_from $calculators"
+set -l calc_named "__fish_seen_subcommand_from calc; and __fish_seen_subcommand_from $calculators"
+complete -c kgmem-diagnose -n $calc_expr -l budget -x -d 'Memory budget (e.g. 9GiB)'
+complete -c kgmem-diagnose -n $calc_expr -l solve -x -d 'Name to solve for'
+complete -c kgmem-diagnose -n $calc_expr -l round -x -a pow2 -d 'Round the solution: pow2 or a multiple'
+complete -c kgmem-diagnose -n $calc_expr -l set -x -d 'A name in EXPR, NAME=VALUE'
+set -l dtypes 'float32 float16 bfloat16 float64 int64 int32 int8 uint8 bool'
+for o in batch entities dataset dim negatives params gpus layers kv-heads head-dim seq hidden heads vocab divisions
+    complete -c kgmem-diagnose -n $calc_named -l $o -x
+end
+complete -c kgmem-diagnose -n $calc_named -l model -x -a 'transe distmult tucker conve transh transr pairre rescal complex rotate hake compgcn quate dualquate' -d 'Model'
+complete -c kgmem-diagnose -n $calc_named -l dtype -x -a $dtypes -d 'Dtype'
+complete -c kgmem-diagnose -n $calc_named -l precision -x -a 'bf16-mixed 16-mixed fp32 32-true bf16-true 16-true' -d 'Training precision'
+complete -c kgmem-diagnose -n $calc_named -l 8bit -d '8-bit optimizer states'
+complete -c kgmem-diagnose -n $calc_named -l zero -x -a '0 1 2 3' -d 'ZeRO stage'
+# explain SIZE [--config FILE]... [--known NAME=VALUE]... [--tensor] [--divisions SPEC] [--dtype T] [-n N]
+set -l explain '__fish_seen_subcommand_from explain'
+complete -c kgmem-diagnose -n $explain -s c -l config -r -F -d 'Training config (YAML)'
+complete -c kgmem-diagnose -n $explain -l known -x -d 'A named number, NAME=VALUE'
+complete -c kgmem-diagnose -n $explain -l tensor -d "SIZE is the tensor's own size"
+complete -c kgmem-diagnose -n $explain -l divisions -x -d 'roundup_power2_divisions'
+complete -c kgmem-diagnose -n $explain -l dtype -x -a $dtypes -d 'Preferred dtype'
+complete -c kgmem-diagnose -n $explain -s n -x -d 'How many candidates'
 # rules list|show ID|check [DIR]
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and not __fish_seen_subcommand_from list show check facts' \
     -a 'list show check facts'
+complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules' -s r -l rules -x -a '(__fish_complete_directories)' -d 'Extra or replacement rule files'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from show' \
     -a '(__kgmem_diagnose_rule_ids)' -d 'Rule'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from check' \
@@ -70,6 +92,7 @@ complete -c kgmem-diagnose -n $run_opts -l report -r -F -d 'Write the JSON repor
 complete -c kgmem-diagnose -n $run_opts -l label -x -d 'Run metadata, KEY=VALUE'
 complete -c kgmem-diagnose -n $run_opts -l log -r -F -d 'Keep the captured output in FILE'
 complete -c kgmem-diagnose -n $run_opts -l snapshot-on-oom -x -a '(__fish_complete_directories)' -d 'Python: dump the allocator snapshot at an OOM'
+complete -c kgmem-diagnose -n $run_opts -s f -l format -x -a 'text json markdown github sarif' -d 'Format of the diagnosis on stderr'
 complete -c kgmem-diagnose -n $run_opts -l fail-on -x -a 'never info warning error' -d 'Exit 1 when CMD exited 0 but a finding is at least LEVEL'
 complete -c kgmem-diagnose -n $run_opts -s c -l config -r -F -d 'Training config (YAML)'
 # after "--": CMD and its arguments, completed as if typed alone

@@ -63,17 +63,26 @@ void kg_report_add_snapshot(kg_report *r, struct kg_snapshot *s);
  * it; the pointer is valid until the next kg_report_add_patch. */
 kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff);
 
+/* What kg_incident_headline adds to the family's words, request, device,
+ * rank, phase, epoch and step (flags, or'ed). */
+enum {
+	KG_HEADLINE_MEMORY = 1, /* the message's other sizes, or its text */
+	KG_HEADLINE_TIME = 2,   /* the line's time stamp (inc->time), last */
+};
+
 /* The incident's headline, one line, no newline (malloc'd; free it):
  *     CUDA out of memory (STATUS): tried to allocate 20.00 GiB on cuda:0
- *         (rank 1, during eval, epoch 3, step 1200)
+ *         (rank 1, during eval, epoch 3, step 1200, at 2024-11-20 14:37:16)
  * — the family's words (include/vocab/family.def), the status word, the
  * request, the device, then rank, phase, epoch and step, each only when
- * known. With memory, the message's other sizes follow the device ("; 1.2
- * GiB free of 79.1 GiB; … in use by this process; … allocated, … reserved
- * but unallocated; N processes listed"), or, when it states no size, its
- * text (at most 200 bytes). The text report's headline (memory false) and
- * the CI formats' incident summary (memory true) are this line. */
-char *kg_incident_headline(const kg_incident *inc, bool memory);
+ * known. With KG_HEADLINE_MEMORY, the message's other sizes follow the
+ * device ("; 1.2 GiB free of 79.1 GiB; … in use by this process; …
+ * allocated, … reserved but unallocated; N processes listed"), or, when it
+ * states no size, its text (at most 200 bytes). With KG_HEADLINE_TIME,
+ * "at TIME" ends the parenthesis when the line had a time stamp (as
+ * printed, RFC 3339 / ISO 8601). The text report's verdict (TIME) and the
+ * CI formats' incident summary (MEMORY) are this line. */
+char *kg_incident_headline(const kg_incident *inc, unsigned flags);
 
 /* The incident's verdict as the text report prints it in brackets: "CAUSE,
  * CONFIDENCE confidence" (a cause without a confidence reads "low

@@ -17,7 +17,7 @@ struct cJSON;
  * when it has none (then finding is NULL, rule is the incident kind "oom"
  * or "oom-warning", severity is kg_incident_severity(), title is
  * "Out of memory" / "Allocator warning (retried)" and message is
- * kg_incident_headline(inc, true), report.h). */
+ * kg_incident_headline(inc, KG_HEADLINE_MEMORY), report.h). */
 typedef struct kg_ci_item {
 	const kg_incident *inc;
 	const kg_finding *finding;   /* NULL for an incident without findings */

@@ -128,7 +128,7 @@ char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n)
 	return buf;
 }
 
-char *kg_incident_headline(const kg_incident *inc, bool memory)
+char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 {
 	kg_buf b = {0};
 	const char *head = kg_family_headline(inc->family);
@@ -153,7 +153,7 @@ char *kg_incident_headline(const kg_incident *inc, bool memory)
 	if (inc->device_index != KG_NONE)
 		kg_buf_printf(&b, " on %s:%lld", inc->device_type ? inc->device_type : "device",
 			      (long long)inc->device_index);
-	if (memory) {
+	if (flags & KG_HEADLINE_MEMORY) {
 		said |= memory_items(&b, &inc->mem, said ? "; " : ": ");
 		if (!said && inc->message && *inc->message) {
 			size_t n = strlen(inc->message);
@@ -178,6 +178,10 @@ char *kg_incident_headline(const kg_incident *inc, bool memory)
 	}
 	if (inc->step != KG_NONE) {
 		kg_buf_printf(&b, "%sstep %lld", sep, (long long)inc->step);
+		sep = ", ";
+	}
+	if ((flags & KG_HEADLINE_TIME) && inc->time[0]) {
+		kg_buf_printf(&b, "%sat %s", sep, inc->time);
 		sep = ", ";
 	}
 	if (sep[0] == ',')

@@ -25,7 +25,7 @@ size_t kg_ci_items(const kg_report *r, kg_ci_item **out)
 				.severity = kg_incident_severity(inc),
 				.rule = warn ? "oom-warning" : "oom",
 				.title = warn ? "Allocator warning (retried)" : "Out of memory",
-				.message = kg_incident_headline(inc, true),
+				.message = kg_incident_headline(inc, KG_HEADLINE_MEMORY),
 			};
 			continue;
 		}

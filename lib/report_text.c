@@ -305,6 +305,22 @@ static const kg_finding *cause_finding(const kg_incident *inc)
 	return NULL;
 }
 
+/* The finding whose first remedy is line 2 (the one action): the cause's;
+ * for an undetermined cause, the category-none finding that says what
+ * evidence is missing (rules/general.yaml), when it has a remedy. */
+static const kg_finding *action_finding(const kg_incident *inc)
+{
+	if (inc->cause)
+		return cause_finding(inc);
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->nremedies && f->category &&
+		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
+			return f;
+	}
+	return NULL;
+}
+
 /* A remedy's settings in one line: "set data.test_bs: 64" (the user's key,
  * else the role) and "NAME=VALUE", separated by "; ". */
 static void remedy_settings(kg_buf *b, const kg_remedy *r)
@@ -410,7 +426,7 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool verbose)
 {
 	enum kg_severity sev = kg_incident_severity(inc);
-	char *head = kg_incident_headline(inc, false);
+	char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
 	char verdict[96];
 	kg_incident_verdict(inc, verdict, sizeof verdict);
 	/* FILE:LINE: for a log; FILE: for an incident without a line (an
@@ -426,9 +442,9 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		return;
 	seen done = {0};
 	/* line 2: the one action */
-	const kg_finding *cf = cause_finding(inc);
-	if (cf && cf->nremedies) {
-		const kg_remedy *r = &cf->remedies[0];
+	const kg_finding *cf = cause_finding(inc), *af = action_finding(inc);
+	if (af && af->nremedies) {
+		const kg_remedy *r = &af->remedies[0];
 		kg_buf b = {0};
 		remedy_settings(&b, r);
 		emitf(o, "  %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
@@ -482,7 +498,7 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 	const char *ps = snap->path, *ks = kg_snapshot_kind_name(snap->kind);
 	char a[32], b[32], c[32];
 	if (snap->ndevices == 0) {
-		fprintf(o->f, "%s%s:%s %s: %s allocated (peak %s), %s reserved\n", col(o, C_BOLD), ps,
+		emitf(o, "%s%s:%s %s: %s allocated (peak %s), %s reserved", col(o, C_BOLD), ps,
 			col(o, C_RESET), ks, stat_size(snap, "allocated_bytes.all.current", a, sizeof a),
 			stat_size(snap, "allocated_bytes.all.peak", c, sizeof c),
 			stat_size(snap, "reserved_bytes.all.current", b, sizeof b));
@@ -490,7 +506,7 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 	}
 	for (size_t i = 0; i < snap->ndevices; i++) {
 		const kg_snapshot_device *d = &snap->devices[i];
-		fprintf(o->f, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f\n",
+		emitf(o, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f",
 			col(o, C_BOLD), ps, col(o, C_RESET), (int)d->device,
 			kg_size_format(d->reserved_bytes, a, sizeof a), kg_size_format(d->allocated_bytes, b, sizeof b),
 			kg_size_format(d->largest_free_block_bytes, c, sizeof c), d->fragmentation);
@@ -501,14 +517,19 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 {
 	out o = {f, style && style->color, style ? style->width : 0};
 	bool quiet = style && style->quiet, verbose = style && style->verbose;
-	for (size_t i = 0; !quiet && i < r->nnotes; i++)
+	/* notes about the input: after the incidents, so that line 1 is the
+	 * first verdict; first when there is no incident */
+	for (size_t i = 0; !quiet && r->nincidents == 0 && i < r->nnotes; i++)
 		emitf(&o, "%s%s%s", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
 	for (size_t i = 0; i < r->nincidents; i++)
 		incident_text(&o, &r->incidents[i], quiet, verbose);
 	/* snapshots, memory_stats and memory_summary tables: one line each
-	 * (the full view is `kgmem-diagnose snapshot`) */
-	for (size_t i = 0; i < r->nsnapshots; i++)
+	 * (the full view is `kgmem-diagnose snapshot`); not with -q, which
+	 * prints one line per incident and nothing else */
+	for (size_t i = 0; !quiet && i < r->nsnapshots; i++)
 		snapshot_line(&o, r->snapshots[i]);
+	for (size_t i = 0; !quiet && r->nincidents > 0 && i < r->nnotes; i++)
+		emitf(&o, "%s%s%s", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
 	if (style && style->diff) {
 		for (size_t i = 0; i < r->npatches; i++)
 			fputs(r->patches[i].diff, f);
@@ -520,10 +541,12 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	if (r->nincidents == 0 && r->nsnapshots > 0)
 		return;
 	if (r->nincidents == 0 && r->nsnapshots == 0) {
-		fprintf(f, "no out-of-memory incident found");
+		kg_buf nb = {0};
+		kg_buf_puts(&nb, "no out-of-memory incident found");
 		for (size_t i = 0; i < r->ninputs; i++)
-			fprintf(f, "%s%s", i ? ", " : " in ", r->inputs[i].name);
-		fprintf(f, "\n");
+			kg_buf_printf(&nb, "%s%s", i ? ", " : " in ", r->inputs[i].name);
+		emit(&o, nb.data);
+		kg_buf_free(&nb);
 		return;
 	}
 	/* incidents by severity, then by cause (most frequent first, in

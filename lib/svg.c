@@ -451,7 +451,7 @@ static double caption(kg_buf *b, double top, const kg_report *rep)
 	char wb[300], vb[96];
 	for (size_t i = 0; i < rep->nincidents && i < MAX_CAPTION; i++) {
 		const kg_incident *inc = &rep->incidents[i];
-		char *head = kg_incident_headline(inc, false);
+		char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
 		kg_buf l = {0};
 		kg_buf_printf(&l, "%s #%d at %s: %s", inc->kind && !strcmp(inc->kind, "oom-warning") ? "OOM warning" : "OOM",
 			      inc->id, where(inc, wb, sizeof wb), head);

@@ -17,11 +17,15 @@ present where meson is).
       fields do not break old goldens). Files named clean-*.log must give
       zero incidents. --bless rewrites the expected files. Each log's text
       report (without --diff) must also be verdict first (DIAGNOSIS §6):
-      at most 15 lines at 100 columns per incident (input notes above
-      the first incident not counted), line 1 the verdict,
-      line 2 the action when the cause has a remedy, each remedy once per
-      incident; -q one line per incident; --verbose every finding's rule
-      id.
+      at most 15 lines at 100 columns per incident (the notes about the
+      input, printed after the incidents, not counted), line 1 the verdict
+      of the first incident, each incident's first line its verdict (with the OOM line's time stamp when it has one),
+      line 2 the action when the cause has a remedy (for an undetermined
+      cause, the missing-evidence finding's), each remedy once per
+      incident; -q one line per incident and nothing else (nothing for a
+      clean log); --verbose every finding's rule id. Every log's --format
+      jsonl output parses line by line: one object per incident, equal to
+      that incident of --format json.
 
 Prints TAP.
 """
@@ -163,9 +167,12 @@ def logs(exe, d, bless):
         rc, out, err = run(exe, ["--color", "never"] + extra + [rel])
         rcj, outj, errj = run(exe, ["--format", "json"] + extra + [rel])
         doc = json.loads(outj) if outj.strip() else {}
+        jsonl_lines(exe, name, rel, extra, doc)
         if name.startswith("clean-"):
             tap(rc == 0 and doc.get("incidents") == [], f"{name}: no incident in a clean log",
                 out + err)
+            rc, out, err = run(exe, ["--color", "never", "-q"] + extra + [rel])
+            tap(rc == 0 and out == "", f"{name}: -q prints nothing without an incident", out)
             continue
         txt, js = path + ".txt", path + ".json"
         if bless:
@@ -193,6 +200,62 @@ def logs(exe, d, bless):
         verdict_first(exe, name, rel, extra, doc)
 
 
+def jsonl_lines(exe, name, rel, extra, doc):
+    """--format jsonl: every line parses on its own as a JSON object, one
+    per incident (none for a clean log), each that incident of --format
+    json with schema, version, input and the --label labels."""
+    plain = [a for a in extra if a not in ("--diff", "--apply")]
+    rc, out, err = run(exe, ["--format", "jsonl", "--label", "job=golden"] + plain + [rel])
+    incs = doc.get("incidents", [])
+    ok, why = out.endswith("\n") or out == "", ""
+    lines = out.split("\n")[:-1] if out else []
+    if len(lines) != len(incs):
+        ok, why = False, f"{len(lines)} lines for {len(incs)} incidents"
+    for k, line in enumerate(lines):
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            ok, why = False, f"line {k + 1} does not parse: {e}"
+            break
+        if not isinstance(obj, dict) or obj.get("schema") != doc.get("schema") or \
+                obj.get("labels") != {"job": "golden"} or not isinstance(obj.get("input"), dict):
+            ok, why = False, f"line {k + 1}: schema, labels or input wrong"
+            break
+        if k < len(incs):
+            rest = {key: v for key, v in obj.items()
+                    if key not in ("schema", "version", "input", "labels")}
+            if rest != incs[k]:
+                ok, why = False, f"line {k + 1} is not incidents[{k}] of --format json"
+                break
+    tap(ok and rc == 0, f"{name}: --format jsonl parses line by line, one incident a line",
+        why + "\n" + out + err)
+
+
+def run_tty(exe, args, cols=100):
+    """EXE's standard output on a pseudo-terminal `cols` columns wide (the
+    text report wraps itself to a terminal's width), stderr discarded."""
+    import fcntl
+    import struct
+    import termios
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
+    p = subprocess.Popen([exe] + args, stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=subprocess.DEVNULL)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            b = os.read(master, 65536)
+        except OSError:         # EIO: the child closed the terminal
+            break
+        if not b:
+            break
+        chunks.append(b)
+    p.wait()
+    os.close(master)
+    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
 def visual_lines(text, width=100):
     """Lines the text takes on a terminal `width` columns wide."""
     return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
@@ -205,23 +268,47 @@ def verdict_first(exe, name, rel, extra, doc):
     lines = out.splitlines()
     heads = [i for i, l in enumerate(lines) if l.startswith(rel + ":") and (": error: " in l
              or ": warning: " in l)]
-    # the incidents and the summary; the input notes above them do not count
-    body = "\n".join(lines[heads[0]:] if heads else lines)
+    # as printed on a terminal 100 columns wide (the report wraps itself,
+    # continuing under the line's indent plus 4); the incidents and the
+    # summary count, the notes about the input (after the incidents, the
+    # text of JSON's notes[], each with its continuation lines) do not
+    tty = run_tty(exe, ["--color", "never"] + plain + [rel]).splitlines()
+    starts = {n[:40] for n in doc.get("notes", [])}
+    body, in_note = [], False
+    for l in tty:
+        if not l.startswith(" "):
+            in_note = any(l.startswith(st) for st in starts)
+        elif not l.startswith("    "):
+            in_note = False
+        if not in_note:
+            body.append(l)
     limit = 15 * max(1, len(incs))
-    tap(visual_lines(body) <= limit,
-        f"{name}: the text report fits in 15 lines at 100 columns per incident ({limit})",
-        f"{visual_lines(body)} lines:\n{out}")
-    ok = len(heads) == len(incs)
+    # a wider line is one word the terminal breaks (no line left unwrapped)
+    wide = [l for l in tty if len(l) > 100 and " " in l.strip()]
+    tap(visual_lines("\n".join(body)) <= limit and len(tty) >= len(lines) and not wide,
+        f"{name}: the text report fits in 15 lines on a 100-column terminal per incident ({limit})",
+        f"{visual_lines(chr(10).join(body))} lines:\n" + "\n".join(tty))
+    ok = len(heads) == len(incs) and (not heads or heads[0] == 0)
     for k, inc in zip(heads, incs):
         want = f"[{inc['cause']}, {inc['confidence']} confidence]" if inc.get("cause") \
             else "[cause undetermined]"
         ok = ok and lines[k].endswith(want)
-        remedies = [r for f in inc.get("findings", [])
-                    if f.get("supports") == inc.get("cause") and not f.get("refutes")
-                    for r in f.get("remedies", [])]
-        if inc.get("cause") and remedies:
-            ok = ok and lines[k + 1].startswith("  help: " + remedies[0]["title"])
-    tap(ok, f"{name}: line 1 is the verdict, line 2 the action", out)
+        # the time stamp of the OOM line, as in JSON
+        if inc.get("time"):
+            ok = ok and f"at {inc['time']}) [" in lines[k]
+        # the action: the cause's first remedy; for an undetermined cause,
+        # that of the finding saying what evidence is missing (category none)
+        if inc.get("cause"):
+            acting = [f for f in inc.get("findings", [])
+                      if f.get("supports") == inc["cause"] and not f.get("refutes")]
+        else:
+            acting = [f for f in inc.get("findings", [])
+                      if f.get("category") == "none" and f.get("remedies")]
+        remedies = [r for f in acting[:1] for r in f.get("remedies", [])]
+        if remedies:
+            ok = ok and k + 1 < len(lines) and \
+                lines[k + 1].startswith("  help: " + remedies[0]["title"])
+    tap(ok, f"{name}: line 1 is the verdict (with the time stamp), line 2 the action", out)
     once = True
     for b, start in enumerate(heads):
         block = lines[start:heads[b + 1] if b + 1 < len(heads) else len(lines)]
@@ -230,10 +317,10 @@ def verdict_first(exe, name, rel, extra, doc):
         once = once and len(titles) == len(set(titles))
     tap(once, f"{name}: each remedy appears once per incident", out)
     rc, out, err = run(exe, ["--color", "never", "-q"] + plain + [rel])
-    tap(not any(l.startswith(" ") for l in out.splitlines()) and
-        sum(1 for l in out.splitlines() if l.startswith(rel + ":") and
-            (": error: " in l or ": warning: " in l)) == len(incs),
-        f"{name}: -q prints one line per incident", out)
+    qlines = out.splitlines()
+    tap(len(qlines) == len(incs) and
+        all(l.startswith(rel + ":") and (": error: " in l or ": warning: " in l) for l in qlines),
+        f"{name}: -q prints one line per incident and nothing else", out)
     rc, out, err = run(exe, ["--color", "never", "--verbose"] + plain + [rel])
     rules = [f["rule"] for inc in incs for f in inc.get("findings", [])]
     tap(all(f"[{r}]" in out for r in rules), f"{name}: --verbose shows every finding", out)

@@ -85,12 +85,19 @@ PY
 ); then ok "--format jsonl: one JSON object a line per incident, with its input and labels"; else notok "--format jsonl parses line by line" "$msg"; fi
 "$exe" -f jsonl "$root/testdata/logs/clean-training.log" >"$tmp/o"
 check "--format jsonl prints nothing without an incident" "[ ! -s $tmp/o ]"
+# what README and man page offer instead for jobs checked clean: run
+# --report FILE --label appends one line per run, incidents or not
+"$exe" run --report "$tmp/runs.jsonl" --label job=clean-1 -- true
+"$exe" run --report "$tmp/runs.jsonl" --label job=oom-2 -- sh -c 'cat "$1" >&2; exit 1' sh "$log" 2>/dev/null
+check "run --report --label: one line per run, a clean run's with summary.incidents 0" \
+	"python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(not ([x[\"run\"][\"labels\"][\"job\"] for x in r] == [\"clean-1\", \"oom-2\"] and r[0][\"summary\"][\"incidents\"] == 0 and r[1][\"summary\"][\"incidents\"] >= 1))' $tmp/runs.jsonl" \
+	"$(head -c 300 $tmp/runs.jsonl)"
 for bad in novalue =x; do
 	"$exe" -f jsonl --label "$bad" "$log" >"$tmp/o" 2>"$tmp/e"
 	check "--label '$bad' is a usage error" "[ \$? = 2 ] && grep -q 'KEY=VALUE' $tmp/e"
 done
 
-# --- the README's fleet example (## At fleet scale), as written there
+# --- the README's fleet example (## Into the log pipeline), as written there
 sed -n '/<!-- jsonl-example/,/^```$/p' "$root/README.md" | sed '1,2d;$d' >"$tmp/example.sh"
 mkdir -p "$tmp/job" "$tmp/bin"
 ln -s "$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")" "$tmp/bin/kgmem-diagnose"
@@ -99,6 +106,18 @@ cp "$log" "$tmp/job/slurm-4242.out"
 check "the README's jsonl example runs and appends one labelled line per incident" \
 	"[ -s $tmp/example.sh ] && python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(not (len(r) == 1 and r[0][\"labels\"][\"job\"] == \"4242\" and r[0][\"labels\"][\"user\"] == \"alice\" and r[0][\"labels\"][\"node\"] and r[0][\"location\"][\"path\"] == \"slurm-4242.out\"))' $tmp/job/oom.jsonl" \
 	"$(cat $tmp/example.sh; cat $tmp/job/oom.jsonl 2>&1 | head -c 300)"
+
+# the README's Kubernetes example: the program's output passes through,
+# then one labelled line per incident; the exit status is the program's
+sed -n '/<!-- jsonl-k8s-example/,/^```$/p' "$root/README.md" | sed '1,2d;$d' >"$tmp/k8s.sh"
+mkdir -p "$tmp/k8s"
+printf '#!/bin/sh\ncat "%s"\nexit 1\n' "$(cd "$(dirname "$log")" && pwd)/$(basename "$log")" >"$tmp/bin/python"
+chmod +x "$tmp/bin/python"
+(cd "$tmp/k8s" && POD_NAME=train-x7 TMPDIR=$tmp/k8s PATH=$tmp/bin:$PATH bash "$tmp/k8s.sh") >"$tmp/k8s.out" 2>"$tmp/k8s.err"
+rc=$?
+check "the README's Kubernetes example passes the output through, adds a labelled line, keeps the status" \
+	"[ -s $tmp/k8s.sh ] && [ $rc = 1 ] && head -n \$(wc -l < $log) $tmp/k8s.out | cmp -s - $log && tail -n +\$((\$(wc -l < $log) + 1)) $tmp/k8s.out | python3 -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; sys.exit(not (len(r) == 1 and r[0][\"labels\"] == {\"pod\": \"train-x7\", \"job\": \"train\"}))'" \
+	"rc=$rc $(cat $tmp/k8s.sh $tmp/k8s.err; tail -c 300 $tmp/k8s.out)"
 
 # --- -o FILE
 "$exe" "$log" >"$tmp/want"
