@@ -344,6 +344,7 @@ static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t fro
 	const __m256i zero = _mm256_setzero_si256();
 	const __m256i eol = _mm256_set1_epi8('\n');
 	__m256i prev0 = zero, prev1 = zero; /* last block's sets, positions 0 and 1 */
+	unsigned prevnl = 0;                /* last block's newline lanes */
 	size_t q = from;
 	for (; q + 32 <= n; q += 32) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(buf + q));
@@ -357,25 +358,28 @@ static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t fro
 		r = _mm256_and_si256(r, _mm256_alignr_epi8(s0, _mm256_permute2x128_si256(prev0, s0, 0x21), 14));
 		prev0 = s0;
 		prev1 = s1;
-		unsigned nlbits = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
+		/* the newlines lined up the same way: lane b is byte q + b - 2,
+		 * so the newlines before a start are those of the lanes before
+		 * its lane (a fingerprint may hold one: the positions past a
+		 * literal shorter than it accept any byte) */
+		unsigned nlv = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
+		unsigned nlbits = nlv << 2 | prevnl >> 30;
+		prevnl = nlv;
 		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
 		if (bits) {
 			uint8_t rb[32];
 			_mm256_storeu_si256((__m256i *)rb, r);
-			/* lane b: start q + b - 2; no newline lies inside a
-			 * fingerprint, so the lanes before b - 2 hold them all */
-			size_t hit = block_hits(a, buf, n, q - 2, bits, rb, cls, (uint64_t)nlbits << 2, nl);
+			/* lane b: start q + b - 2 */
+			size_t hit = block_hits(a, buf, n, q - 2, bits, rb, cls, nlbits, nl);
 			if (hit != (size_t)-1)
 				return hit;
 		} else {
 			*nl += (size_t)__builtin_popcount(nlbits);
 		}
 	}
-	/* starts q-2 and q-1 were never lanes of a block: look again */
-	size_t back = q - from < 2 ? q - from : 2;
-	for (size_t i = q - back; i < q; i++)
-		*nl -= buf[i] == '\n';
-	return find_scalar(a, buf, n, q - back, cls, nl);
+	/* starts q-2 and q-1 were never lanes of a block, nor their bytes
+	 * counted: the scalar walk takes them */
+	return find_scalar(a, buf, n, q - from < 2 ? from : q - 2, cls, nl);
 }
 
 /* AVX-512 VBMI: vpermi2b looks a byte's bucket set up in a 128-entry table

@@ -81,6 +81,34 @@ int main(void)
 	}
 	TAP_OK(bad == 0 && checks > 10000, "random literal sets: every path agrees with a naive search (%d checks, %d bad)", checks, bad);
 
+	/* a literal shorter than the fingerprint: the positions past it
+	 * accept any byte, a newline too. Before the fix the AVX2 path
+	 * counted a newline right after a one-byte atom that starts two bytes
+	 * before a 32-byte block (its lane in the next block) as a line
+	 * before the atom. */
+	kg_atoms one;
+	memset(&one, 0, sizeof one);
+	kg_atoms_add(&one, "x", 1);
+	bad = 0;
+	for (int isa = 1; isa <= 4; isa++) {
+		kg_atoms_force_isa(isa);
+		for (size_t at = 0; at < 140; at++) {
+			char b[160];
+			memset(b, 'z', sizeof b);
+			b[at] = 'x';
+			b[at + 1] = '\n';
+			b[at + 2] = '\n';
+			uint32_t c;
+			size_t l, h = kg_atoms_find_lines(&one, b, sizeof b, 0, &c, &l);
+			if (h != at || c != 1 || l != 0) {
+				if (bad++ < 3)
+					printf("# isa %d, \"x\\n\\n\" at %zu: got %zu/%x/%zu\n", isa, at, h, c, l);
+			}
+		}
+		kg_atoms_force_isa(0);
+	}
+	TAP_EQ_I64(bad, 0, "a one-byte atom before newlines, at every offset: no newline counted before it");
+
 	/* the table is bounded */
 	kg_atoms full;
 	memset(&full, 0, sizeof full);
