@@ -9,7 +9,8 @@
  * into line, are ANDed. Only positions where some bucket survives are
  * verified against the literals of that bucket. AVX-512 VBMI (64 bytes a
  * step, 7-bit table lookups with vpermi2b), AVX2 (32) or SSSE3 (16) on
- * x86-64, chosen at run time; a scalar table walk elsewhere.
+ * x86-64, chosen at run time; NEON (tbl lookups, 64 bytes a step) on
+ * aarch64; a scalar table walk elsewhere.
  * Cost: one pass at memory speed plus a verify on the rare fingerprint hits.
  * Results are identical on every path. */
 #ifndef KG_ATOMS_H
@@ -61,8 +62,16 @@ size_t kg_atoms_find(const kg_atoms *a, const char *buf, size_t n, size_t from, 
 size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl);
 
 /* Code path kg_atoms_find uses: 0 = pick the best the CPU has (default),
- * 1 = scalar, 2 = SSSE3, 3 = AVX2, 4 = AVX-512 VBMI (a path the CPU lacks
- * falls back to the next lower one). For tests and benchmarks. */
+ * 1 = scalar, 2 = SSSE3, 3 = AVX2, 4 = AVX-512 VBMI, 5 = NEON. On x86-64 a
+ * path the CPU lacks falls back to the next lower one (NEON: the best); on
+ * aarch64 every value but 1 is NEON. The environment variable KGMEM_SIMD
+ * (scalar, ssse3, avx2, avx512vbmi, neon) caps the path the same way. For
+ * tests and benchmarks. */
 void kg_atoms_force_isa(int isa);
+
+/* The path (numbers as above) that a request for `isa` gets on this CPU,
+ * after KGMEM_SIMD: kg_atoms_path(0) is the one kg_atoms_find uses by
+ * default. */
+int kg_atoms_path(int isa);
 
 #endif

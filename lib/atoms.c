@@ -8,6 +8,10 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define KG_ATOMS_NEON 1
+#include <arm_neon.h>
+#endif
 
 /* ---- how common a byte, or three adjacent bytes, are in training logs --- */
 
@@ -344,6 +348,7 @@ static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t fro
 	const __m256i zero = _mm256_setzero_si256();
 	const __m256i eol = _mm256_set1_epi8('\n');
 	__m256i prev0 = zero, prev1 = zero; /* last block's sets, positions 0 and 1 */
+	unsigned prevnl = 0;                /* last block's newline lanes */
 	size_t q = from;
 	for (; q + 32 <= n; q += 32) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(buf + q));
@@ -357,25 +362,28 @@ static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t fro
 		r = _mm256_and_si256(r, _mm256_alignr_epi8(s0, _mm256_permute2x128_si256(prev0, s0, 0x21), 14));
 		prev0 = s0;
 		prev1 = s1;
-		unsigned nlbits = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
+		/* the newlines lined up the same way: lane b is byte q + b - 2,
+		 * so the newlines before a start are those of the lanes before
+		 * its lane (a fingerprint may hold one: the positions past a
+		 * literal shorter than it accept any byte) */
+		unsigned nlv = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
+		unsigned nlbits = nlv << 2 | prevnl >> 30;
+		prevnl = nlv;
 		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
 		if (bits) {
 			uint8_t rb[32];
 			_mm256_storeu_si256((__m256i *)rb, r);
-			/* lane b: start q + b - 2; no newline lies inside a
-			 * fingerprint, so the lanes before b - 2 hold them all */
-			size_t hit = block_hits(a, buf, n, q - 2, bits, rb, cls, (uint64_t)nlbits << 2, nl);
+			/* lane b: start q + b - 2 */
+			size_t hit = block_hits(a, buf, n, q - 2, bits, rb, cls, nlbits, nl);
 			if (hit != (size_t)-1)
 				return hit;
 		} else {
 			*nl += (size_t)__builtin_popcount(nlbits);
 		}
 	}
-	/* starts q-2 and q-1 were never lanes of a block: look again */
-	size_t back = q - from < 2 ? q - from : 2;
-	for (size_t i = q - back; i < q; i++)
-		*nl -= buf[i] == '\n';
-	return find_scalar(a, buf, n, q - back, cls, nl);
+	/* starts q-2 and q-1 were never lanes of a block, nor their bytes
+	 * counted: the scalar walk takes them */
+	return find_scalar(a, buf, n, q - from < 2 ? from : q - 2, cls, nl);
 }
 
 /* AVX-512 VBMI: vpermi2b looks a byte's bucket set up in a 128-entry table
@@ -421,6 +429,125 @@ static size_t find_vbmi(const kg_atoms *a, const char *buf, size_t n, size_t fro
 }
 #endif
 
+#if defined(KG_ATOMS_NEON)
+/* NEON (every aarch64 CPU has it): the AVX2 path's scheme on 16-byte
+ * vectors. One load per 16 bytes; its nibbles look up the bucket sets of
+ * all three fingerprint positions (tbl, the pshufb of aarch64); the sets of
+ * positions 0 and 1 are lined up with `ext` from the previous vector, so
+ * lane i holds the candidates whose fingerprint ENDS at byte i (starts at
+ * i - 2). The newline lanes are lined up the same way, so a vector's
+ * newlines are those of bytes i - 2 and every start before a lane's has
+ * been counted exactly once. Four vectors a step share one test for "no
+ * candidate"; the rest of the buffer goes a vector at a time, the last
+ * bytes (and the two starts no vector ended) through the scalar walk. */
+_Static_assert(KG_ATOMS_FP == 3, "find_neon lines up three positions");
+
+typedef struct {
+	uint8x16_t lo[KG_ATOMS_FP], hi[KG_ATOMS_FP];
+	uint8x16_t p0, p1, pe; /* the previous vector's sets at positions 0, 1 and its newlines */
+} neon_state;
+
+/* The candidates (r) and newlines (e) of the 16 starts q - 2 .. q + 13. */
+static inline void neon_step(neon_state *ns, const unsigned char *s, size_t q, uint8x16_t *r, uint8x16_t *e)
+{
+	const uint8x16_t v = vld1q_u8(s + q);
+	const uint8x16_t vl = vandq_u8(v, vdupq_n_u8(0x0f)), vh = vshrq_n_u8(v, 4);
+	uint8x16_t s0 = vandq_u8(vqtbl1q_u8(ns->lo[0], vl), vqtbl1q_u8(ns->hi[0], vh));
+	uint8x16_t s1 = vandq_u8(vqtbl1q_u8(ns->lo[1], vl), vqtbl1q_u8(ns->hi[1], vh));
+	uint8x16_t s2 = vandq_u8(vqtbl1q_u8(ns->lo[2], vl), vqtbl1q_u8(ns->hi[2], vh));
+	uint8x16_t ev = vceqq_u8(v, vdupq_n_u8('\n'));
+	/* s1 one byte later, s0 two bytes later (their first bytes from the
+	 * previous vector) */
+	*r = vandq_u8(vandq_u8(s2, vextq_u8(ns->p1, s1, 15)), vextq_u8(ns->p0, s0, 14));
+	*e = vextq_u8(ns->pe, ev, 14);
+	ns->p0 = s0;
+	ns->p1 = s1;
+	ns->pe = ev;
+}
+
+/* 0x00/0xff lanes → bit 4i+3 of the result for lane i (shrn packs each
+ * lane into a nibble; there is no movemask). */
+static inline uint64_t neon_lanes(uint8x16_t m)
+{
+	uint8x8_t x = vshrn_n_u16(vreinterpretq_u16_u8(m), 4);
+	return vget_lane_u64(vreinterpret_u64_u8(x), 0) & UINT64_C(0x8888888888888888);
+}
+
+/* Verifies the candidates of one vector (starts q - 2 + i); on a hit sets
+ * *cls, adds the newlines before it to *lines and returns its start;
+ * otherwise adds the vector's newlines and returns (size_t)-1. */
+__attribute__((noinline)) static size_t neon_hits(const kg_atoms *a, const char *buf, size_t n, size_t q, uint8x16_t r, uint8x16_t e,
+			       uint32_t *cls, size_t *lines)
+{
+	uint64_t bits = neon_lanes(vtstq_u8(r, r)), nlb = neon_lanes(e);
+	if (bits) {
+		uint8_t rb[16];
+		vst1q_u8(rb, r);
+		do {
+			unsigned b = (unsigned)__builtin_ctzll(bits) >> 2;
+			bits &= bits - 1;
+			uint32_t c = verify(a, buf, n, q + b - 2, rb[b]);
+			if (c) {
+				*cls = c;
+				*lines += (size_t)__builtin_popcountll(nlb & ((UINT64_C(1) << (4 * b)) - 1));
+				return q + b - 2;
+			}
+		} while (bits);
+	}
+	*lines += (size_t)__builtin_popcountll(nlb);
+	return (size_t)-1;
+}
+
+static size_t find_neon(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	neon_state ns;
+	for (int j = 0; j < KG_ATOMS_FP; j++) {
+		ns.lo[j] = vld1q_u8(a->lo[j]);
+		ns.hi[j] = vld1q_u8(a->hi[j]);
+	}
+	/* starts before `from` are no candidates and their newlines not counted */
+	ns.p0 = ns.p1 = ns.pe = vdupq_n_u8(0);
+	size_t q = from, lines = 0;
+	for (; q + 64 <= n; q += 64) {
+		/* unrolled by hand: the sets stay in registers */
+		uint8x16_t r0, r1, r2, r3, e0, e1, e2, e3;
+		neon_step(&ns, s, q, &r0, &e0);
+		neon_step(&ns, s, q + 16, &r1, &e1);
+		neon_step(&ns, s, q + 32, &r2, &e2);
+		neon_step(&ns, s, q + 48, &r3, &e3);
+		if (vmaxvq_u8(vorrq_u8(vorrq_u8(r0, r1), vorrq_u8(r2, r3))) == 0) {
+			/* newline lanes are 0xff: the sum of 64 of them is minus
+			 * their count, modulo 256 */
+			uint8x16_t sum = vaddq_u8(vaddq_u8(e0, e1), vaddq_u8(e2, e3));
+			lines += (uint8_t)-vaddvq_u8(sum);
+			continue;
+		}
+		size_t hit;
+		if ((hit = neon_hits(a, buf, n, q, r0, e0, cls, &lines)) != (size_t)-1 ||
+		    (hit = neon_hits(a, buf, n, q + 16, r1, e1, cls, &lines)) != (size_t)-1 ||
+		    (hit = neon_hits(a, buf, n, q + 32, r2, e2, cls, &lines)) != (size_t)-1 ||
+		    (hit = neon_hits(a, buf, n, q + 48, r3, e3, cls, &lines)) != (size_t)-1) {
+			*nl += lines;
+			return hit;
+		}
+	}
+	for (; q + 16 <= n; q += 16) {
+		uint8x16_t r, e;
+		neon_step(&ns, s, q, &r, &e);
+		size_t hit = neon_hits(a, buf, n, q, r, e, cls, &lines);
+		if (hit != (size_t)-1) {
+			*nl += lines;
+			return hit;
+		}
+	}
+	/* starts q-2 and q-1 were never lanes of a vector: the scalar walk
+	 * takes them, with their newlines */
+	*nl += lines;
+	return find_scalar(a, buf, n, q - from < 2 ? from : q - 2, cls, nl);
+}
+#endif
+
 static int isa_forced;
 
 void kg_atoms_force_isa(int isa)
@@ -434,34 +561,64 @@ size_t kg_atoms_find(const kg_atoms *a, const char *buf, size_t n, size_t from, 
 	return kg_atoms_find_lines(a, buf, n, from, cls, &nl);
 }
 
+/* The path that serves a request for path `isa` (kg_atoms_force_isa's
+ * numbers) on a CPU whose best is `have`: on x86-64 a path the CPU lacks
+ * falls back to the next lower one, and NEON means the best there is; on
+ * aarch64 everything but scalar means NEON. */
+static int path_for(int isa, int have)
+{
+	if (isa <= 0)
+		return have;
+#if defined(KG_ATOMS_NEON)
+	return isa == 1 ? 1 : have;
+#else
+	return isa < have ? isa : have;
+#endif
+}
+
+int kg_atoms_path(int isa)
+{
+	static int have = -1;
+	if (have < 0) {
+#if defined(__x86_64__)
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") ? 4
+		     : __builtin_cpu_supports("avx2") ? 3
+		     : __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt") ? 2 : 1;
+#elif defined(KG_ATOMS_NEON)
+		have = 5;
+#else
+		have = 1;
+#endif
+		/* KGMEM_SIMD caps the path (benchmarks of machines without the
+		 * newest instructions; `scalar` everywhere); an unknown name, or
+		 * one of another architecture, leaves the default */
+		static const char *const names[] = {"", "scalar", "ssse3", "avx2", "avx512vbmi", "neon"};
+		const char *env = getenv("KGMEM_SIMD");
+		for (int i = 1; env && i <= 5; i++)
+			if (!strcmp(env, names[i]))
+				have = path_for(i, have);
+	}
+	return path_for(isa, have);
+}
+
 size_t kg_atoms_find_lines(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
 {
 	*cls = 0;
 	*nl = 0;
 	if (from >= n)
 		return n;
+	int isa = kg_atoms_path(isa_forced);
 #if defined(__x86_64__)
-	static int have = -1;
-	if (have < 0) {
-		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") ? 4
-		     : __builtin_cpu_supports("avx2") ? 3
-		     : __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt") ? 2 : 1;
-		/* KGMEM_SIMD caps the path (benchmarks of machines without the
-		 * newest instructions) */
-		static const char *const names[] = {"", "scalar", "ssse3", "avx2", "avx512vbmi"};
-		const char *env = getenv("KGMEM_SIMD");
-		for (int i = 1; env && i <= 4; i++)
-			if (!strcmp(env, names[i]) && i < have)
-				have = i;
-	}
-	int isa = isa_forced && isa_forced < have ? isa_forced : have;
 	if (isa == 4)
 		return find_vbmi(a, buf, n, from, cls, nl);
 	if (isa == 3)
 		return find_avx2(a, buf, n, from, cls, nl);
 	if (isa == 2)
 		return find_ssse3(a, buf, n, from, cls, nl);
+#elif defined(KG_ATOMS_NEON)
+	if (isa == 5)
+		return find_neon(a, buf, n, from, cls, nl);
 #endif
 	return find_scalar(a, buf, n, from, cls, nl);
 }
