@@ -279,6 +279,15 @@ check "a bad --set writes nothing (no --apply, no --svg)" "[ $rc = 2 ] && cmp -s
 check "--set step=0 and a positive count are taken" "[ $rc = 0 ] && [ -s $tmp/o ]"
 "$exe" --rules "$tmp/no-such-rules" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "a bad --rules → exit 3, one line, no report" "[ $rc = 3 ] && [ \$(wc -l <$tmp/e) = 1 ] && [ ! -s $tmp/o ]" "rc=$rc"
+# a log with no incident does not read the shipped rules (issue 15), but
+# rules the user named are still read, so a bad set fails every run
+clean=$root/testdata/logs/clean-training.log
+"$exe" --rules "$tmp/no-such-rules" "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a bad --rules on a log with no incident → exit 3" "[ $rc = 3 ] && [ \$(wc -l <$tmp/e) = 1 ] && [ ! -s $tmp/o ]" "rc=$rc"
+KGMEM_RULES_PATH="$tmp/no-such-rules" "$exe" "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a bad KGMEM_RULES_PATH on a log with no incident → exit 3" "[ $rc = 3 ] && [ ! -s $tmp/o ]" "rc=$rc"
+"$exe" --format json "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a log with no incident: exit 0, no incident, nothing on stderr" "[ $rc = 0 ] && grep -q '\"incidents\":[[:space:]]*\[\]' $tmp/o && [ ! -s $tmp/e ]" "rc=$rc"
 u8=$root/testdata/repro/invalid-utf8-fields.log
 for f in text json markdown github sarif; do
 	"$exe" --format $f --diff --config "$cfg" "$u8" >"$tmp/o" 2>&1
