@@ -1317,6 +1317,13 @@ static const char *prev_line(struct reader *rd, size_t off, size_t *len)
  * and at most COUNTER_LOOKBACK lines. The answer is cached with the input
  * offset it holds for, so the next search only reads the lines since then
  * (a log printing a reading on every line does not rescan its history). */
+/* Whether s[0..n) has a word kg_ctx_counters looks for. */
+static bool counter_words(const char *s, size_t n)
+{
+	return kg_memcasemem(s, n, "step", 4) || kg_memcasemem(s, n, "epoch", 5) ||
+	       kg_memcasemem(s, n, "iter", 4);
+}
+
 static void resolve_counters(scanner *sc, reader *rd)
 {
 	size_t start = sc->cur_end ? sc->cur_end : sc->cur_off;
@@ -1339,10 +1346,23 @@ static void resolve_counters(scanner *sc, reader *rd)
 		}
 		const char *p = rd->buf + b;
 		size_t n = e - b;
-		if (n && (kg_memcasemem(p, n, "step", 4) || kg_memcasemem(p, n, "epoch", 5) ||
-			  kg_memcasemem(p, n, "iter", 4))) {
-			if (n > sizeof tmp - 1)
-				n = sizeof tmp - 1; /* kg_strip_noise writes a NUL after the line */
+		/* only the line's first sizeof tmp - 1 bytes are parsed, so only
+		 * they are searched (a tqdm line of \r redraws can be 100 KiB),
+		 * and only for the words of the counters still missing (once a
+		 * step is found, most lines have one: only "epoch" matters);
+		 * a line with an escape sequence there, which stripping could
+		 * join into a word, is taken whenever it has any of them */
+		size_t cap = n < sizeof tmp - 1 ? n : sizeof tmp - 1;
+		bool go;
+		if (!n)
+			go = false;
+		else if (memchr(p, 0x1b, cap))
+			go = counter_words(p, n);
+		else
+			go = (!have_step && (kg_memcasemem(p, cap, "step", 4) || kg_memcasemem(p, cap, "iter", 4))) ||
+			     (!have_epoch && kg_memcasemem(p, cap, "epoch", 5));
+		if (go) {
+			n = cap; /* kg_strip_noise writes a NUL after the line */
 			memcpy(tmp, p, n);
 			int64_t r = KG_NONE;
 			n = kg_strip_noise(tmp, n, &r);

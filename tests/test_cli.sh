@@ -288,6 +288,18 @@ KGMEM_RULES_PATH="$tmp/no-such-rules" "$exe" "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$
 check "a bad KGMEM_RULES_PATH on a log with no incident → exit 3" "[ $rc = 3 ] && [ ! -s $tmp/o ]" "rc=$rc"
 "$exe" --format json "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "a log with no incident: exit 0, no incident, nothing on stderr" "[ $rc = 0 ] && grep -q '\"incidents\":[[:space:]]*\[\]' $tmp/o && [ ! -s $tmp/e ]" "rc=$rc"
+# the step/epoch lookback parses a line's first 1023 bytes, so it searches
+# only them for the words (issue 15: a tqdm line can be 100 KiB), except
+# where an escape sequence there, once stripped, joins a word (st<ESC>[0mep)
+python3 -c '
+import sys
+oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 1.23 GiB is free.\n"
+open(sys.argv[1], "w").write("step 7 | loss 1.0\n" + "x" * 2000 + " step 99\n" + oom)
+open(sys.argv[2], "w").write("step 7 | loss 1.0\nst\x1b[0mep 42 | " + "x" * 2000 + " step 5\n" + oom)' "$tmp/lb1.log" "$tmp/lb2.log"
+"$exe" --format json "$tmp/lb1.log" >"$tmp/o" 2>&1
+check "a step word past a long line's first 1023 bytes is not its step" "grep -q '\"step\":[[:space:]]*7,' $tmp/o"
+"$exe" --format json "$tmp/lb2.log" >"$tmp/o" 2>&1
+check "a step word joined by stripping an escape sequence is found" "grep -q '\"step\":[[:space:]]*42,' $tmp/o"
 u8=$root/testdata/repro/invalid-utf8-fields.log
 for f in text json markdown github sarif; do
 	"$exe" --format $f --diff --config "$cfg" "$u8" >"$tmp/o" 2>&1
