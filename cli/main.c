@@ -211,6 +211,8 @@ static size_t utf8_cut(const char *s, size_t n)
 
 static void out_flush(out_stream *o, size_t upto)
 {
+	if (!o->pend.len)
+		return;
 	if (!o->err && upto) {
 		size_t cl = 0;
 		char *clean = kg_utf8_repair(o->pend.data, upto, &cl);
