@@ -23,8 +23,9 @@ round, RUNS rounds, the order rotated each round:
   --base EXE2 --format json FILE      (optional: e.g. a build of main)
 
 Wall time is time.perf_counter() around the child; CPU time (user + system)
-and peak RSS come from GNU time (%U %S %M; the apt package `time`), or,
-without it, from a minimal Python wait4 parent (RSS an upper bound).
+from wait4's rusage of the wrapper (GNU time, the apt package `time`, or
+without it a minimal Python parent) and what it waited for; peak RSS from
+GNU time's %M, or the Python parent's wait4 (an upper bound).
 Exit status 1 when an incident count is wrong or the tool fails.
 """
 import argparse
@@ -68,14 +69,21 @@ SPAWN = [sys.executable, "-S", "-c",
 
 
 def run(argv, devnull=False):
-    """Runs argv; returns (wall s, user+sys s, peak RSS KiB, exit status, stdout)."""
+    """Runs argv; returns (wall s, user+sys s, peak RSS KiB, exit status, stdout).
+    CPU time is the rusage of the wrapper and what it waited for (GNU time
+    prints only hundredths), read with wait4 in microseconds."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         wrap = ([GNU_TIME, "-q", "-f", "%e %U %S %M", "-o", tf.name] if GNU_TIME else SPAWN + [tf.name])
         t0 = time.perf_counter()
-        p = subprocess.run(wrap + argv, stdout=subprocess.DEVNULL if devnull else subprocess.PIPE)
+        p = subprocess.Popen(wrap + argv, stdout=subprocess.DEVNULL if devnull else subprocess.PIPE)
+        out = p.stdout.read() if p.stdout else b""
+        _, st, ru = os.wait4(p.pid, 0)
         dt = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(st)
+        if p.stdout:
+            p.stdout.close()
         f = open(tf.name).read().split()
-    return dt, float(f[-3]) + float(f[-2]), int(f[-1]), p.returncode, p.stdout or b""
+    return dt, ru.ru_utime + ru.ru_stime, int(f[-1]), p.returncode, out
 
 
 def incidents(exe, path):
@@ -144,7 +152,7 @@ try:
         a.exe, "; base: " + a.base if a.base else "", a.runs,
         "GNU time" if GNU_TIME else "a Python wait4 parent (RSS an upper bound)",
         os.environ.get("KGMEM_SIMD", "(auto)")))
-    print("ratios are of median wall times; cpu = user + system of the child\n")
+    print("ratios are of median wall times (cpu: of median user + system times)\n")
     for gen in gens:
         for size in [float(s) for s in a.sizes.split(",") if s]:
             for n_ooms in (0, int(round(size * a.per_mb))):
@@ -178,6 +186,8 @@ try:
                     w, c, m = med[l]
                     rat = "  ".join("%.2fx %s" % (w / med[b][0], b.split()[0]) for b in ("cat", "grep -F", "rg --no-mmap")
                                     if b in med and b != l)
+                    if l != "cat":
+                        rat += "  (cpu %.2fx cat)" % (c / med["cat"][1])
                     print("  %-13s wall %7.3f s  cpu %7.3f s  rss %6.1f MiB  %s" % (l, w, c, m / 1024, rat))
                 w = med["kgmem"][0]
                 tgt = 1.5 if n_ooms == 0 else 2.0
