@@ -186,6 +186,60 @@ static int emit(const char *out, size_t len, int rc)
 	return rc;
 }
 
+/* The main report streamed to standard output (issue 15: holding a report
+ * of 1,000 incidents, and its repaired copy, was most of the peak memory):
+ * what the reporter writes is made valid UTF-8 as kg_utf8_repair does on
+ * the whole text and written in pieces of about 64 KiB, each cut before a
+ * sequence that the next piece completes. A failed write is kept (errno)
+ * and the rest dropped. */
+typedef struct out_stream {
+	kg_buf pend;
+	int err;      /* errno of the first failed write, 0 if none */
+} out_stream;
+
+/* Where pend may be cut so that repairing the two sides alone gives what
+ * repairing the whole would: before a lead byte in the last three whose
+ * sequence is well-formed so far but goes on past the end (a lead byte is
+ * never inside a well-formed sequence, so it starts one), else the end. */
+static size_t utf8_cut(const char *s, size_t n)
+{
+	for (size_t i = n > 3 ? n - 3 : 0; i < n; i++)
+		if (kg_utf8_len((const unsigned char *)s + i, n - i, true) > n - i)
+			return i;
+	return n;
+}
+
+static void out_flush(out_stream *o, size_t upto)
+{
+	if (!o->pend.len)
+		return;
+	if (!o->err && upto) {
+		size_t cl = 0;
+		char *clean = kg_utf8_repair(o->pend.data, upto, &cl);
+		if (kg_write_fd(STDOUT_FILENO, clean, cl) < 0)
+			o->err = errno ? errno : EIO;
+		free(clean);
+	}
+	memmove(o->pend.data, o->pend.data + upto, o->pend.len - upto);
+	o->pend.len -= upto;
+}
+
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+	out_stream *o = cookie;
+	kg_buf_append(&o->pend, buf, n);
+	if (o->pend.len >= (64u << 10))
+		out_flush(o, utf8_cut(o->pend.data, o->pend.len));
+	return (ssize_t)n;
+}
+
+static int out_close(void *cookie)
+{
+	out_stream *o = cookie;
+	out_flush(o, o->pend.len);
+	return 0;
+}
+
 /* Subcommands implemented in their own modules. */
 typedef int (*kg_cmd_fn)(int argc, char **argv);
 
@@ -454,12 +508,16 @@ int main(int argc, char **argv)
 	if (stdin_name)
 		kg_report_name_stdin(&rep, stdin_name);
 
-	/* the report goes to memory first: whatever the inputs held, what
-	 * reaches stdout is valid UTF-8 (invalid bytes become U+FFFD), and a
-	 * failed or short write (a full disk, a closed pipe) is exit 3 */
+	/* whatever the inputs held, what reaches stdout is valid UTF-8
+	 * (invalid bytes become U+FFFD), and a failed or short write (a full
+	 * disk, a closed pipe) is exit 3; stdout gets the report streamed
+	 * (out_stream), -o FILE the whole of it from memory, atomically */
 	char *out = NULL;
 	size_t outlen = 0;
-	FILE *mem = open_memstream(&out, &outlen);
+	out_stream os = {0};
+	fflush(stdout);
+	FILE *mem = output ? open_memstream(&out, &outlen)
+		    : fopencookie(&os, "w", (cookie_io_functions_t){.write = out_write, .close = out_close});
 	if (!mem) {
 		fprintf(stderr, "%s: out of memory\n", progname);
 		return KG_EXIT_INPUT;
@@ -497,9 +555,11 @@ int main(int argc, char **argv)
 				rc = KG_EXIT_INPUT;
 		}
 		free(clean);
-	} else {
-		rc = emit(out, outlen, rc);
+	} else if (os.err) {
+		fprintf(stderr, "%s: standard output: cannot write: %s\n", progname, strerror(os.err));
+		rc = KG_EXIT_INPUT;
 	}
+	kg_buf_free(&os.pend);
 	free(out);
 	size_t cleanlen = 0;
 

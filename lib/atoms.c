@@ -71,7 +71,19 @@ static struct {
 	char lower[SAMPLE_LEN];
 	uint16_t at[SAMPLE_LEN];   /* positions, grouped by byte … */
 	uint16_t first[257];       /* … those of byte c: at[first[c] .. first[c+1]) */
+	/* the sample's lower-case three-byte runs and how often each occurs
+	 * (open addressing; key 0 = empty slot): fp_cost's count in one probe */
+	uint32_t tri_key[4096];
+	uint16_t tri_n[4096];
 } st;
+
+static unsigned tri_slot(uint32_t key)
+{
+	unsigned h = (key * 2654435761u) >> 20;
+	while (st.tri_key[h] && st.tri_key[h] != key)
+		h = (h + 1) & 4095;
+	return h;
+}
 
 static void stats_init(void)
 {
@@ -90,6 +102,13 @@ static void stats_init(void)
 	memcpy(fill, st.first, sizeof fill);
 	for (size_t i = 0; i < SAMPLE_LEN; i++)
 		st.at[fill[(unsigned char)sample[i]]++] = (uint16_t)i;
+	for (size_t i = 0; i + KG_ATOMS_FP <= SAMPLE_LEN; i++) {
+		const unsigned char *l = (const unsigned char *)st.lower + i;
+		uint32_t key = (1u << 24) | (uint32_t)l[0] << 16 | (uint32_t)l[1] << 8 | l[2];
+		unsigned h = tri_slot(key);
+		st.tri_key[h] = key;
+		st.tri_n[h]++;
+	}
 	st.ready = true;
 }
 
@@ -103,6 +122,13 @@ static double fp_cost(const char *p, size_t k)
 	for (size_t j = 0; j < k; j++) {
 		f *= st.freq[(unsigned char)p[j]];
 		low[j] = (char)tolower((unsigned char)p[j]);
+	}
+	if (k == KG_ATOMS_FP) {
+		/* the same count as the walk below, from the table */
+		uint32_t key = (1u << 24) | (uint32_t)(unsigned char)low[0] << 16 |
+			       (uint32_t)(unsigned char)low[1] << 8 | (unsigned char)low[2];
+		unsigned h = tri_slot(key);
+		return f * (1 + 1000.0 * (st.tri_key[h] ? st.tri_n[h] : 0));
 	}
 	int n = 0;
 	int c0 = (unsigned char)low[0], c1 = toupper(c0);

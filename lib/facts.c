@@ -679,9 +679,7 @@ static void put(kg_facts *f, const char *name, kg_fact_type type, num x)
 		return;
 	}
 	kg_facts_set_interval(f, name, type, x.v, x.lo, x.hi, x.prov ? x.prov : "derived");
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].name, name))
-			f->v[i].derived = true;
+	f->v[f->ix[ix_find(f, name)] - 1].derived = true;   /* the fact just set */
 }
 
 void kg_facts_derive(kg_facts *f)

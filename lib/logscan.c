@@ -1132,8 +1132,9 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 
 static kg_atoms atoms;        /* every atom */
 static kg_atoms atoms_quiet;  /* all but the reading-only ones: used while
-                                 readings are being skipped (sampling) */
-static bool atoms_ready;
+                                 readings are being skipped (sampling);
+                                 completed the first time it is needed */
+static bool atoms_ready, quiet_ready;
 static void atoms_init(void);
 
 const kg_atoms *kg_scan_atoms(void)
@@ -1142,45 +1143,56 @@ const kg_atoms *kg_scan_atoms(void)
 	return &atoms;
 }
 
-/* The atoms: every trigger literal of the grammars (oom.h), every context
- * parser's literal, and the counter words. A line with none of them is
- * never looked at again. */
+/* The atoms: every trigger literal of the grammars (oom.h, added first:
+ * OOM lines are found by exactly the grammars' trigger literals, so the
+ * atoms and kg_oom_candidate agree), every context parser's literal, and
+ * the counter words. A line with none of them is never looked at again. */
+static const struct { const char *lit; uint32_t cls; } atom_table[] = {
+	{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
+	{"During handling of the above", A_TB},
+	{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
+	{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
+	{"illegal memory", A_CTX}, {"memory summary", A_CTX},
+	{".yaml", A_CTX}, {".yml", A_CTX},
+	{"ProcessGroupNCCL", A_CTX}, {"exitcode", A_CTX}, {"Root Cause", A_CTX},
+	/* memory readings and parallelism hints (logfacts.h); step and
+	 * epoch counters are found lazily, searching back from the line
+	 * that needs them (resolve_counters) */
+	{"memory", A_READ}, {"Memory", A_READ},
+	{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
+	{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
+	{"num_parallel", A_CTX},
+};
+#define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
+
 static void atoms_init(void)
 {
 	if (atoms_ready)
 		return;
-	/* OOM lines: exactly the grammars' trigger literals (oom.c), so the
-	 * atoms and kg_oom_candidate agree */
-	static const struct { const char *lit; uint32_t cls; } table[] = {
-		{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
-		{"During handling of the above", A_TB},
-		{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
-		{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
-		{"illegal memory", A_CTX}, {"memory summary", A_CTX},
-		{".yaml", A_CTX}, {".yml", A_CTX},
-		{"ProcessGroupNCCL", A_CTX}, {"exitcode", A_CTX}, {"Root Cause", A_CTX},
-		/* memory readings and parallelism hints (logfacts.h); step and
-		 * epoch counters are found lazily, searching back from the line
-		 * that needs them (resolve_counters) */
-		{"memory", A_READ}, {"Memory", A_READ},
-		{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
-		{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
-		{"num_parallel", A_CTX},
-	};
 	memset(&atoms, 0, sizeof atoms);
 	size_t ntrig;
 	const char *const *trig = kg_oom_triggers(&ntrig);
-	memset(&atoms_quiet, 0, sizeof atoms_quiet);
-	for (size_t i = 0; i < ntrig; i++) {
+	for (size_t i = 0; i < ntrig; i++)
 		kg_atoms_add(&atoms, trig[i], A_OOM);
-		kg_atoms_add(&atoms_quiet, trig[i], A_OOM);
-	}
-	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-		kg_atoms_add(&atoms, table[i].lit, table[i].cls);
-		if (table[i].cls != A_READ)
-			kg_atoms_add(&atoms_quiet, table[i].lit, table[i].cls);
-	}
+	/* both sets start with the same triggers in the same order, so the
+	 * same choices: placed once and copied; the quiet set's other atoms
+	 * are placed when a log first needs it (quiet_atoms): a small log
+	 * never does */
+	atoms_quiet = atoms;
+	for (size_t i = 0; i < NATOM_TABLE; i++)
+		kg_atoms_add(&atoms, atom_table[i].lit, atom_table[i].cls);
 	atoms_ready = true;
+}
+
+static const kg_atoms *quiet_atoms(void)
+{
+	if (!quiet_ready) {
+		for (size_t i = 0; i < NATOM_TABLE; i++)
+			if (atom_table[i].cls != A_READ)
+				kg_atoms_add(&atoms_quiet, atom_table[i].lit, atom_table[i].cls);
+		quiet_ready = true;
+	}
+	return &atoms_quiet;
 }
 
 #define BUF_CHUNK (4u << 20)        /* read size */
@@ -1317,6 +1329,13 @@ static const char *prev_line(struct reader *rd, size_t off, size_t *len)
  * and at most COUNTER_LOOKBACK lines. The answer is cached with the input
  * offset it holds for, so the next search only reads the lines since then
  * (a log printing a reading on every line does not rescan its history). */
+/* Whether s[0..n) has a word kg_ctx_counters looks for. */
+static bool counter_words(const char *s, size_t n)
+{
+	return kg_memcasemem(s, n, "step", 4) || kg_memcasemem(s, n, "epoch", 5) ||
+	       kg_memcasemem(s, n, "iter", 4);
+}
+
 static void resolve_counters(scanner *sc, reader *rd)
 {
 	size_t start = sc->cur_end ? sc->cur_end : sc->cur_off;
@@ -1339,10 +1358,23 @@ static void resolve_counters(scanner *sc, reader *rd)
 		}
 		const char *p = rd->buf + b;
 		size_t n = e - b;
-		if (n && (kg_memcasemem(p, n, "step", 4) || kg_memcasemem(p, n, "epoch", 5) ||
-			  kg_memcasemem(p, n, "iter", 4))) {
-			if (n > sizeof tmp - 1)
-				n = sizeof tmp - 1; /* kg_strip_noise writes a NUL after the line */
+		/* only the line's first sizeof tmp - 1 bytes are parsed, so only
+		 * they are searched (a tqdm line of \r redraws can be 100 KiB),
+		 * and only for the words of the counters still missing (once a
+		 * step is found, most lines have one: only "epoch" matters);
+		 * a line with an escape sequence there, which stripping could
+		 * join into a word, is taken whenever it has any of them */
+		size_t cap = n < sizeof tmp - 1 ? n : sizeof tmp - 1;
+		bool go;
+		if (!n)
+			go = false;
+		else if (memchr(p, 0x1b, cap))
+			go = counter_words(p, n);
+		else
+			go = (!have_step && (kg_memcasemem(p, cap, "step", 4) || kg_memcasemem(p, cap, "iter", 4))) ||
+			     (!have_epoch && kg_memcasemem(p, cap, "epoch", 5));
+		if (go) {
+			n = cap; /* kg_strip_noise writes a NUL after the line */
 			memcpy(tmp, p, n);
 			int64_t r = KG_NONE;
 			n = kg_strip_noise(tmp, n, &r);
@@ -1542,7 +1574,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 		if (!full) {
 			size_t quiet = quiet_end(sc, rd, limit);
 			size_t lim = quiet > from && quiet < limit ? quiet : limit;
-			hit = kg_atoms_find_lines(quiet > from ? &atoms_quiet : &atoms, rd->buf, lim, from, &cls, &nl);
+			hit = kg_atoms_find_lines(quiet > from ? quiet_atoms() : &atoms, rd->buf, lim, from, &cls, &nl);
 			if (hit >= lim && lim < limit) {
 				/* readings count again from the line holding `lim`: go
 				 * on from its start with every atom */

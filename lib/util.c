@@ -216,11 +216,21 @@ const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t n
 	const char *end = h + hn - nn + 1;
 	const char *p = h;
 #if defined(__x86_64__)
-	/* SSE2: 16 candidate first bytes at a time */
+	/* SSE2: 16 candidate positions at a time, by their first two bytes
+	 * (one byte alone stops at every 'e' of "epoch"); p + 16 <= end keeps
+	 * the second load inside h[0..hn) */
 	const __m128i lo = _mm_set1_epi8((char)f0), up = _mm_set1_epi8((char)F0);
+	int f1 = nn > 1 ? tolower((unsigned char)needle[1]) : f0;
+	int F1 = nn > 1 ? toupper((unsigned char)needle[1]) : F0;
+	const __m128i lo1 = _mm_set1_epi8((char)f1), up1 = _mm_set1_epi8((char)F1);
 	for (; p + 16 <= end; p += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lo), _mm_cmpeq_epi8(v, up)));
+		__m128i m0 = _mm_or_si128(_mm_cmpeq_epi8(v, lo), _mm_cmpeq_epi8(v, up));
+		if (nn > 1) {
+			__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 1));
+			m0 = _mm_and_si128(m0, _mm_or_si128(_mm_cmpeq_epi8(v1, lo1), _mm_cmpeq_epi8(v1, up1)));
+		}
+		unsigned m = (unsigned)_mm_movemask_epi8(m0);
 		while (m) {
 			const char *q = p + __builtin_ctz(m);
 			m &= m - 1;

@@ -279,6 +279,43 @@ check "a bad --set writes nothing (no --apply, no --svg)" "[ $rc = 2 ] && cmp -s
 check "--set step=0 and a positive count are taken" "[ $rc = 0 ] && [ -s $tmp/o ]"
 "$exe" --rules "$tmp/no-such-rules" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "a bad --rules → exit 3, one line, no report" "[ $rc = 3 ] && [ \$(wc -l <$tmp/e) = 1 ] && [ ! -s $tmp/o ]" "rc=$rc"
+# a log with no incident does not read the shipped rules (issue 15), but
+# rules the user named are still read, so a bad set fails every run
+clean=$root/testdata/logs/clean-training.log
+"$exe" --rules "$tmp/no-such-rules" "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a bad --rules on a log with no incident → exit 3" "[ $rc = 3 ] && [ \$(wc -l <$tmp/e) = 1 ] && [ ! -s $tmp/o ]" "rc=$rc"
+KGMEM_RULES_PATH="$tmp/no-such-rules" "$exe" "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a bad KGMEM_RULES_PATH on a log with no incident → exit 3" "[ $rc = 3 ] && [ ! -s $tmp/o ]" "rc=$rc"
+"$exe" --format json "$clean" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a log with no incident: exit 0, no incident, nothing on stderr" "[ $rc = 0 ] && grep -q '\"incidents\":[[:space:]]*\[\]' $tmp/o && [ ! -s $tmp/e ]" "rc=$rc"
+# the step/epoch lookback parses a line's first 1023 bytes, so it searches
+# only them for the words (issue 15: a tqdm line can be 100 KiB), except
+# where an escape sequence there, once stripped, joins a word (st<ESC>[0mep)
+python3 -c '
+import sys
+oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 1.23 GiB is free.\n"
+open(sys.argv[1], "w").write("step 7 | loss 1.0\n" + "x" * 2000 + " step 99\n" + oom)
+open(sys.argv[2], "w").write("step 7 | loss 1.0\nst\x1b[0mep 42 | " + "x" * 2000 + " step 5\n" + oom)' "$tmp/lb1.log" "$tmp/lb2.log"
+"$exe" --format json "$tmp/lb1.log" >"$tmp/o" 2>&1
+check "a step word past a long line's first 1023 bytes is not its step" "grep -q '\"step\":[[:space:]]*7,' $tmp/o"
+"$exe" --format json "$tmp/lb2.log" >"$tmp/o" 2>&1
+check "a step word joined by stripping an escape sequence is found" "grep -q '\"step\":[[:space:]]*42,' $tmp/o"
+# stdout gets the report streamed in ~64 KiB pieces, each made valid UTF-8
+# alone (issue 15): the same bytes as -o FILE, which repairs the whole
+# text at once, with multi-byte and invalid sequences across every cut
+python3 -c '
+import sys
+with open(sys.argv[1], "wb") as f:
+    for i in range(400):
+        pad = "é" * (40 + i % 7) + "€" * (30 + i % 5) + "😀" * (20 + i % 3)
+        f.write(("step %d | loss 1.0\nTraceback (most recent call last):\n" % i).encode())
+        f.write(("  File \"/w/tr%s.py\", line %d, in f%s\n    x = y(\"%s" % (pad[:i % 9 + 1], i + 1, pad[:i % 5 + 2], pad)).encode()
+                + b"\xff\xc3" * (i % 4) + b"\xe2\x82" * (i % 2) + b"\")\n")
+        f.write(b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 20.00 MiB is free.\n" % (i + 1))' "$tmp/u8s.log"
+"$exe" --format json "$tmp/u8s.log" >"$tmp/u8s.out" 2>/dev/null
+"$exe" --format json -o "$tmp/u8s.file" "$tmp/u8s.log" 2>/dev/null
+check "a streamed report is byte for byte the -o FILE one (UTF-8 repaired across pieces)" \
+	"[ \$(wc -c <$tmp/u8s.out) -gt 200000 ] && cmp -s $tmp/u8s.out $tmp/u8s.file && python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding=\"utf-8\"))' $tmp/u8s.out"
 u8=$root/testdata/repro/invalid-utf8-fields.log
 for f in text json markdown github sarif; do
 	"$exe" --format $f --diff --config "$cfg" "$u8" >"$tmp/o" 2>&1

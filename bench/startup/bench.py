@@ -122,17 +122,21 @@ try:
         sys.exit(0)
     s = os.path.join(tmp, "small.log")
     small_log(s, 0)
-    compare("small", kg("kgmem-diagnose", lambda e: [e, s]) + [ ("grep -F", ["grep", "-F", pat, s]),
-                      ("cat", ["cat", s])], run_once)
+    m = compare("small", kg("kgmem-diagnose", lambda e: [e, s]) + [ ("grep -F", ["grep", "-F", pat, s]),
+                          ("cat", ["cat", s])], run_once)
+    r = m["kgmem-diagnose"] / m["grep -F"]
+    print("small      kgmem/grep = %.2f (target <= 1.50: %s)" % (r, "met" if r <= 1.5 else "NOT met"))
 
     logs = []
     for i in range(a.loop):
         p = os.path.join(tmp, "s%05d.log" % i)
         small_log(p, i)
         logs.append(p)
-    compare("loop%d" % a.loop, kg("kgmem-diagnose", lambda e: 'for f; do "%s" "$f"; done' % e) + [
-                                ("grep -F", 'for f; do grep -F "%s" "$f"; done' % pat)],
-            loop_once)
+    m = compare("loop%d" % a.loop, kg("kgmem-diagnose", lambda e: 'for f; do "%s" "$f"; done' % e) + [
+                                    ("grep -F", 'for f; do grep -F "%s" "$f"; done' % pat)],
+                loop_once)
+    r = m["kgmem-diagnose"] / m["grep -F"]
+    print("loop%-6d kgmem/grep = %.2f (target <= 1.50: %s)" % (a.loop, r, "met" if r <= 1.5 else "NOT met"))
 
     big = os.path.join(tmp, "10mb.log")
     subprocess.run([sys.executable, os.path.join(a.root, "bench/log/genlog.py"), big, "10", "0",
