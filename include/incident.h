@@ -20,6 +20,8 @@ typedef struct kg_proc {
 /* Sizes as the message states them (DESIGN §4 "Field meanings"). */
 typedef struct kg_memory {
 	kg_size requested;            /* "Tried to allocate" (the segment size) */
+	bool requested_overflow;      /* the request as printed is >= 2^63 bytes
+					 (requested is then not known) */
 	kg_size total_capacity;
 	kg_size free;
 	kg_size allocated;

@@ -31,8 +31,10 @@ bool kg_size_known(kg_size s);
  * (all powers of 1024, as every format we read uses them). A bare integer
  * with no unit is bytes. Sets *consumed to the bytes used. The interval is
  * ±half a unit in the last printed digit (exact for integer byte counts).
- * Returns 0, or -1 when s does not start with a size or it overflows
- * int64 (2^63 bytes). Never reads past n. */
+ * Returns 0, or -1 when s does not start with a size (errno unchanged) or
+ * when the size is 2^63 bytes or more (errno ERANGE: it does not fit
+ * int64; c10 prints such sizes for a request wrapped from a negative
+ * number, "17179869184.00 GiB" = 2^64 bytes). Never reads past n. */
 int kg_size_parse(const char *s, size_t n, kg_size *out, size_t *consumed);
 
 /* Convenience: parses a NUL-terminated string that must be only a size

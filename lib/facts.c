@@ -168,6 +168,7 @@ static const kg_fact_info registry[] = {
 	{"status", S, "library status word (CUBLAS_STATUS_ALLOC_FAILED, …)"},
 	{"oom.message", S, "the OOM text as matched, noise-stripped"},
 	{"oom.requested", B, "\"Tried to allocate\": the failed request"},
+	{"oom.requested_overflow", T, "the request as printed is 2^63 bytes or more (a size wrapped from a negative number; oom.requested is then unset)"},
 	{"oom.total_capacity", B, "device total capacity as the message states it"},
 	{"oom.free", B, "free device memory when the request failed (driver view)"},
 	{"oom.allocated", B, "memory allocated by PyTorch (live tensors)"},
@@ -537,6 +538,8 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		kg_facts_set_str(f, "oom.message", inc->message, prov);
 
 	kg_facts_set_bytes(f, "oom.requested", m->requested, prov);
+	if (m->requested_overflow)
+		kg_facts_set_num(f, "oom.requested_overflow", KG_FACT_BOOL, 1, prov);
 	kg_facts_set_bytes(f, "oom.total_capacity", m->total_capacity, prov);
 	kg_facts_set_bytes(f, "oom.free", m->free, prov);
 	kg_facts_set_bytes(f, "oom.allocated", m->allocated, prov);

@@ -36,6 +36,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,20 @@ static kg_size cap_size(const ctx *c, const match *m, int g)
 	return z;
 }
 
+/* Whether capture g is a size too large for int64 (kg_size_parse's
+ * ERANGE): c10 prints a request wrapped from a negative size as
+ * "17179869184.00 GiB" (2^64 bytes). */
+static bool size_overflows(const ctx *c, const match *m, int g)
+{
+	if (!set(m, g))
+		return false;
+	kg_size z;
+	size_t used;
+	errno = 0;
+	return kg_size_parse(c->s + m->v[2 * g], m->v[2 * g + 1] - m->v[2 * g], &z, &used) < 0 &&
+	       errno == ERANGE;
+}
+
 static int64_t cap_int(const ctx *c, const match *m, int g)
 {
 	if (!set(m, g))
@@ -687,6 +702,7 @@ static bool g_pytorch(ctx *c, const match *h)
 		o->mem.requested = (kg_size){INT64_C(1) << 60, INT64_C(1) << 60, INT64_MAX};
 	} else {
 		o->mem.requested = cap_size(c, h, 2);
+		o->mem.requested_overflow = size_overflows(c, h, 2);
 		if (at(c, RX_PT1_GPU, pos, &m)) {
 			o->family = KG_FAMILY_WORD(PYTORCH1);
 			o->device_index = cap_int(c, &m, 1);

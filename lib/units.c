@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -49,7 +50,7 @@ int kg_size_parse(const char *s, size_t n, kg_size *out, size_t *consumed)
 		} else {
 			digits = true;
 			if (mant > ((__int128)1 << 100))
-				return -1;
+				return errno = ERANGE, -1;
 			mant = mant * 10 + (s[i] - '0');
 			if (dot)
 				decimals++;
@@ -88,7 +89,7 @@ int kg_size_parse(const char *s, size_t n, kg_size *out, size_t *consumed)
 		pow10 *= 10;
 	/* mant · 2^shift must stay far from the int128 limit */
 	if (mant > ((__int128)1 << (100 - shift)))
-		return -1;
+		return errno = ERANGE, -1;
 	__int128 unit = (__int128)1 << shift;
 	__int128 num = mant * unit;
 	__int128 bytes = (2 * num + pow10) / (2 * pow10); /* round half up */
@@ -109,7 +110,7 @@ int kg_size_parse(const char *s, size_t n, kg_size *out, size_t *consumed)
 			lo = bytes;
 	}
 	if (hi > (__int128)INT64_MAX)
-		return -1;
+		return errno = ERANGE, -1;
 	out->bytes = (int64_t)bytes;
 	out->lo = (int64_t)lo;
 	out->hi = (int64_t)hi;

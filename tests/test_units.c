@@ -1,6 +1,7 @@
 /* Unit tests for units.c: sizes exactly as DESIGN §4 converts them
  * (binary units, nearest byte) and c10 format_size output. Expected values
  * come from ../shared/corpus/dev.jsonl records (ids given). */
+#include <errno.h>
 #include "tap.h"
 #include <ctype.h>
 #include <stdlib.h>
@@ -103,7 +104,14 @@ int main(void)
 	kg_size_parse_str("7406166528 bytes", &v);
 	TAP_OK(v.lo == v.bytes && v.hi == v.bytes, "integer bytes are exact");
 
-	TAP_OK(kg_size_parse_str("GiB", &v) < 0, "unit alone rejected");
+	errno = 0;
+	TAP_OK(kg_size_parse_str("17179869184.00 GiB", &v) < 0 && errno == ERANGE,
+	       "2^64 bytes (c10's print of a wrapped negative request) is ERANGE");
+	errno = 0;
+	TAP_OK(kg_size_parse_str("8589934591.99 GiB", &v) == 0 && v.bytes > 0,
+	       "just under 2^63 bytes still parses");
+	errno = 0;
+	TAP_OK(kg_size_parse_str("GiB", &v) < 0 && errno == 0, "unit alone rejected, not ERANGE");
 	TAP_OK(kg_size_parse_str("", &v) < 0, "empty rejected");
 	TAP_OK(kg_size_parse_str("12.5", &v) < 0, "fraction without unit rejected");
 	TAP_OK(kg_size_parse_str("99999999999999999999 GiB", &v) < 0, "overflow rejected");
