@@ -260,6 +260,13 @@ static node *compile_regex(parser *p, node *x, size_t at)
 		/* point into the literal: its opening quote, then the offset */
 		return fail(p, at + 1 + (size_t)eo, "bad regex: %s", (char *)msg);
 	}
+	if (!p->e->mctx) {
+		/* the limits of this expression's matches (only one with a regex
+		 * needs them) */
+		p->e->mctx = pcre2_match_context_create(NULL);
+		pcre2_set_match_limit(p->e->mctx, MATCH_LIMIT);
+		pcre2_set_depth_limit(p->e->mctx, DEPTH_LIMIT);
+	}
 	return x; /* JIT-compiled on its first match (eval) */
 }
 
@@ -523,9 +530,6 @@ kg_expr *kg_expr_compile(const char *src, kg_error *err, size_t *err_off)
 		kg_expr_free(e);
 		return NULL;
 	}
-	e->mctx = pcre2_match_context_create(NULL);
-	pcre2_set_match_limit(e->mctx, MATCH_LIMIT);
-	pcre2_set_depth_limit(e->mctx, DEPTH_LIMIT);
 	return e;
 }
 
