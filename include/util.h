@@ -69,6 +69,11 @@ void kg_buf_puts(kg_buf *b, const char *s);
 void kg_buf_printf(kg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kg_buf_putc(kg_buf *b, char c);
 void kg_buf_reset(kg_buf *b);      /* len = 0, keeps storage */
+/* Makes room for extra more bytes (and the NUL) after b->len and returns
+ * where they go; the caller writes there and adds what it wrote to b->len
+ * (then b->data[b->len] = '\0' if it needs the terminator). Aborts on
+ * out-of-memory as kg_realloc. */
+char *kg_buf_room(kg_buf *b, size_t extra);
 void kg_buf_free(kg_buf *b);
 /* Hands the storage to the caller (NUL-terminated, never NULL); b is reset. */
 char *kg_buf_steal(kg_buf *b);

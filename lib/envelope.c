@@ -167,6 +167,26 @@ static size_t slurm_prefix(const char *s, size_t n, long *task)
 	return s[i] == ' ' ? i + 1 : 0;
 }
 
+/* `[rank<task>]: ` for a task number of at most 6 digits (slurm_prefix),
+ * written at d without a NUL; returns its length (at most
+ * RANK_PREFIX_MAX). The same bytes as snprintf's "[rank%ld]: ", without
+ * its cost on every line of an srun --label log. */
+#define RANK_PREFIX_MAX 16
+static size_t rank_prefix(char *d, long task)
+{
+	char dig[8];
+	size_t nd = 0;
+	do {
+		dig[nd++] = (char)('0' + task % 10);
+		task /= 10;
+	} while (task && nd < sizeof dig);
+	memcpy(d, "[rank", 5);
+	for (size_t i = 0; i < nd; i++)
+		d[5 + i] = dig[nd - 1 - i];
+	memcpy(d + 5 + nd, "]: ", 3);
+	return 8 + nd;
+}
+
 /* Appends text's lines to out, each ending in '\n' (a trailing "\n" or
  * "\r\n" of the text ends its last line), each after `prefix`. */
 static void put_lines(kg_buf *out, const char *prefix, const char *t, size_t n)
@@ -321,11 +341,13 @@ static unsigned decode(unsigned mask, const char *s, size_t n, kg_buf *out, char
 		return KG_ENV_JOURNAL;
 	}
 	if ((mask & KG_ENV_SLURM) && (k = slurm_prefix(s, n, &task)) != 0) {
-		char prefix[32];
-		snprintf(prefix, sizeof prefix, "[rank%ld]: ", task);
-		kg_buf_puts(out, prefix);
-		kg_buf_append(out, s + k, n - k - (n > k && s[n - 1] == '\r'));
-		kg_buf_putc(out, '\n');
+		size_t tl = n - k - (n > k && s[n - 1] == '\r');
+		char *d = kg_buf_room(out, RANK_PREFIX_MAX + tl + 1);
+		size_t w = rank_prefix(d, task);
+		memcpy(d + w, s + k, tl);
+		d[w + tl] = '\n';
+		out->len += w + tl + 1;
+		out->data[out->len] = '\0';
 		return KG_ENV_SLURM;
 	}
 	return 0;
@@ -524,6 +546,14 @@ void kg_envelope_free(kg_envelope *env)
 
 static void stamp(kg_envelope *env, size_t from, const char *t);
 
+/* Records one decoded line with no time stamp (what stamp does for a
+ * single line and t = ""). */
+static void stamp_none(kg_envelope *env)
+{
+	env->times[env->lines_out % KG_ENV_TIME_LINES][0] = '\0';
+	env->lines_out++;
+}
+
 /* Ends a run of CRI `P` pieces with no `F` piece after them: the joined
  * text is one line. */
 static void flush_part(kg_envelope *env)
@@ -576,11 +606,15 @@ static void one_line(kg_envelope *env, const char *s, size_t n)
 	flush_part(env);
 	from = env->out.len;
 	char t[40] = "";
-	if (!decode(env->mask, s, n, &env->out, t)) {
+	unsigned how = decode(env->mask, s, n, &env->out, t);
+	if (!how) {
 		kg_buf_append(&env->out, s, n);
 		kg_buf_putc(&env->out, '\n');
 	}
-	stamp(env, from, t);
+	if (how == KG_ENV_SLURM || !how)
+		stamp_none(env);   /* one line, no time (decode sets none for these) */
+	else
+		stamp(env, from, t);
 }
 
 /* Decodes the complete lines in raw (and, at the end, the rest). */
@@ -630,11 +664,65 @@ static void process_raw(kg_envelope *env, bool final)
 	}
 }
 
+/* srun --label alone (the mask is KG_ENV_SLURM): decodes the complete lines
+ * in raw straight into the caller's buffer buf[0..n), the bytes and time
+ * stamps one_line gives them, without the detour through env->out. Stops
+ * before a line that would not fit; returns the bytes written (0: no
+ * complete line, or the first one does not fit, *blocked). Keeps raw's
+ * unprocessed tail at its front. */
+static size_t slurm_direct(kg_envelope *env, char *buf, size_t n, bool *blocked)
+{
+	size_t w = 0;
+	*blocked = false;
+	while (env->raw_pos < env->raw.len) {
+		const char *s = env->raw.data + env->raw_pos;
+		size_t avail = env->raw.len - env->raw_pos;
+		const char *nl = memchr(s, '\n', avail);
+		if (!nl)
+			break;
+		size_t len = (size_t)(nl - s), k = 0, tl = len;
+		long task = 0;
+		if (len)
+			k = slurm_prefix(s, len, &task);
+		if (k)
+			tl = len - k - (len > k && s[len - 1] == '\r');
+		if (n - w < RANK_PREFIX_MAX + tl + 1) {
+			*blocked = w == 0;
+			break;
+		}
+		if (k)
+			w += rank_prefix(buf + w, task);
+		memcpy(buf + w, s + k, tl);
+		w += tl;
+		buf[w++] = '\n';
+		stamp_none(env);
+		env->raw_pos += len + 1;
+	}
+	if (env->raw_pos) {
+		memmove(env->raw.data, env->raw.data + env->raw_pos, env->raw.len - env->raw_pos);
+		env->raw.len -= env->raw_pos;
+		env->raw_pos = 0;
+	}
+	return w;
+}
+
 ssize_t kg_envelope_read(kg_envelope *env, kg_source *src, void *buf, size_t n, kg_error *err)
 {
+	bool direct = env->mask == KG_ENV_SLURM;
 	while (env->out.len == env->out_pos) {
 		kg_buf_reset(&env->out);
 		env->out_pos = 0;
+		if (direct && !env->passthrough) {
+			bool blocked;
+			size_t w = slurm_direct(env, buf, n, &blocked);
+			if (w)
+				return (ssize_t)w;
+			if (blocked) {
+				/* a line longer than the caller's room: through out */
+				process_raw(env, false);
+				continue;
+			}
+		}
 		if (env->eof) {
 			if (env->flushed)
 				return 0;
@@ -647,18 +735,28 @@ ssize_t kg_envelope_read(kg_envelope *env, kg_source *src, void *buf, size_t n, 
 			process_raw(env, true);
 			continue;
 		}
-		ssize_t r = kg_source_read(src, env->tmp, READ_CHUNK, err);
+		bool utf16 = env->mask & (KG_ENV_UTF16LE | KG_ENV_UTF16BE);
+		/* UTF-8 input is read straight into raw, not through tmp */
+		void *into = utf16 ? (void *)env->tmp : (void *)kg_buf_room(&env->raw, READ_CHUNK);
+		ssize_t r = kg_source_read(src, into, READ_CHUNK, err);
 		if (r < 0)
 			return -1;
 		if (r == 0) {
 			env->eof = true;
 			continue;
 		}
-		if (env->mask & (KG_ENV_UTF16LE | KG_ENV_UTF16BE))
+		if (utf16) {
 			utf16_to_utf8(env, env->tmp, (size_t)r, &env->raw);
-		else
-			kg_buf_append(&env->raw, env->tmp, (size_t)r);
-		if (env->mask & ~(unsigned)(KG_ENV_UTF16LE | KG_ENV_UTF16BE)) {
+		} else {
+			env->raw.len += (size_t)r;
+			env->raw.data[env->raw.len] = '\0';
+		}
+		if (direct) {
+			/* lines are decoded by slurm_direct; one too long to
+			 * decode passes through here */
+			if (env->passthrough || env->raw.len - env->raw_pos > KG_ENV_MAX_LINE)
+				process_raw(env, false);
+		} else if (env->mask & ~(unsigned)(KG_ENV_UTF16LE | KG_ENV_UTF16BE)) {
 			process_raw(env, false);
 		} else {
 			/* transcoding only: hand the text out as it is */

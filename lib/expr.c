@@ -32,7 +32,8 @@ typedef struct node {
 	struct node **kids;
 	size_t nkids;
 	pcre2_code *re;           /* N_MATCHES */
-	pcre2_match_data *md;
+	pcre2_match_data *md;     /* made, and re JIT-compiled, on the first
+	                             match (most rules' regexes never run) */
 } node;
 
 struct kg_expr {
@@ -259,9 +260,14 @@ static node *compile_regex(parser *p, node *x, size_t at)
 		/* point into the literal: its opening quote, then the offset */
 		return fail(p, at + 1 + (size_t)eo, "bad regex: %s", (char *)msg);
 	}
-	pcre2_jit_compile(x->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
-	x->md = pcre2_match_data_create_from_pattern(x->re, NULL);
-	return x;
+	if (!p->e->mctx) {
+		/* the limits of this expression's matches (only one with a regex
+		 * needs them) */
+		p->e->mctx = pcre2_match_context_create(NULL);
+		pcre2_set_match_limit(p->e->mctx, MATCH_LIMIT);
+		pcre2_set_depth_limit(p->e->mctx, DEPTH_LIMIT);
+	}
+	return x; /* JIT-compiled on its first match (eval) */
 }
 
 static node *parse_call(parser *p, size_t start, size_t L)
@@ -524,9 +530,6 @@ kg_expr *kg_expr_compile(const char *src, kg_error *err, size_t *err_off)
 		kg_expr_free(e);
 		return NULL;
 	}
-	e->mctx = pcre2_match_context_create(NULL);
-	pcre2_set_match_limit(e->mctx, MATCH_LIMIT);
-	pcre2_set_depth_limit(e->mctx, DEPTH_LIMIT);
 	return e;
 }
 
@@ -730,6 +733,13 @@ static kg_value eval(const kg_expr *e, const node *x, const kg_facts *f)
 		kg_value a = eval(e, x->kids[0], f);
 		if (a.kind != KG_VAL_STR)
 			return UNKNOWN;
+		if (!x->md) {
+			/* first match: the compiled tree is filled in here (the
+			 * tool evaluates on one thread) */
+			node *m = (node *)x;
+			pcre2_jit_compile(m->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+			m->md = pcre2_match_data_create_from_pattern(m->re, NULL);
+		}
 		int rc = pcre2_match(x->re, (PCRE2_SPTR)a.str, strlen(a.str), 0, 0, x->md, e->mctx);
 		if (rc >= 0)
 			return vbool(1);

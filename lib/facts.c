@@ -278,6 +278,8 @@ const kg_fact_info *kg_fact_info_find(const char *name)
 	size_t bestlen = 0;
 	for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
 		const char *r = registry[i].name;
+		if (r[0] != name[0])
+			continue; /* neither equal nor a prefix (most entries) */
 		size_t L = strlen(r);
 		if (L >= 2 && r[L - 1] == '*' && r[L - 2] == '.') {
 			if (strncmp(name, r, L - 1) == 0 && name[L - 1] && L > bestlen) {

@@ -297,7 +297,10 @@ static int tpl_compile(loader *L, const yaml_node_t *n, const char *what, tpl *t
 			return -1;
 		}
 		if (s[i] != '{') {
-			kg_buf_putc(&b, s[i++]);
+			/* a run of literal text up to the next brace */
+			size_t j = i + strcspn(s + i, "{}");
+			kg_buf_append(&b, s + i, j - i);
+			i = j;
 			continue;
 		}
 		const char *close = strchr(s + i + 1, '}');

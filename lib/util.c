@@ -150,6 +150,12 @@ static void reserve(kg_buf *b, size_t extra)
 	b->cap = cap;
 }
 
+char *kg_buf_room(kg_buf *b, size_t extra)
+{
+	reserve(b, extra);
+	return b->data + b->len;
+}
+
 void kg_buf_append(kg_buf *b, const void *p, size_t n)
 {
 	reserve(b, n);

@@ -122,5 +122,50 @@ with tempfile.TemporaryDirectory() as tmp:
             tap(any("read as" in x for x in d["notes"]) == labelled,
                 f"{name} as {kind}: a note says how it was read", d["notes"])
 
+# srun --label lines decoded straight into the scanner's buffer (envelope.c
+# slurm_direct): lines longer than the 64 KiB the scanner reads at a time
+# when it cuts an over-long line, one longer than the decoder's 4 MiB (it
+# passes through undecoded), CRLF endings, bare labels, blank lines and an
+# OOM on a last line without '\n' give the incidents of the same text with
+# the labels already rewritten to `[rankN]: `.
+with tempfile.TemporaryDirectory() as tmp:
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 GiB. GPU 0 has a "
+           "total capacity of 79.15 GiB of which 1.06 GiB is free.")
+    labelled, plain = [], []
+    for i in range(600):  # under 16 MiB in all
+        r, k = i % 16, i % 9
+        if k == 0 and i > 100:  # the head (sniffed) is short lines
+            body = "x" * (70000 + 997 * i % 60000)
+        elif k == 1:
+            body = ""
+        else:
+            body = "step %d | loss: 0.5" % i  # (a value YAML rejects)
+        if k == 3:
+            labelled.append(""), plain.append("")
+            continue
+        # (padded labels only past the head: source.c takes a head of
+        # `N: value` lines with some indented as a YAML config)
+        labelled.append(("  %d: %s\r" if k == 2 and i > 100 else "%d: %s") % (r, body))
+        plain.append("[rank%d]: %s" % (r, body))
+        if i in (200, 450):
+            labelled.append("%d: %s" % (r, oom % (i // 100)))
+            plain.append("[rank%d]: %s" % (r, oom % (i // 100)))
+        if i == 300:
+            labelled.append("5: " + "y" * (5 << 20))
+            plain.append("5: " + "y" * (5 << 20))
+    labelled.append("7: " + oom % 4)
+    plain.append("[rank7]: " + oom % 4)
+    a, b = os.path.join(tmp, "labelled.log"), os.path.join(tmp, "plain.log")
+    with open(a, "w", newline="") as f:
+        f.write("\n".join(labelled))
+    with open(b, "w", newline="") as f:
+        f.write("\n".join(plain))
+    got, d = incidents(a)
+    want, _ = incidents(b)
+    tap(got is not None and want is not None and len(want) == 3 and got == want
+        and any("read as" in x for x in d["notes"]),
+        "srun --label with long, over-long, CRLF and bare lines: the incidents of the rewritten text",
+        json.dumps({"want": want, "got": got}))
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
