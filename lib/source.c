@@ -273,8 +273,10 @@ static bool looks_summary(const unsigned char *p, size_t n, bool whole)
 
 /* A YAML training config: starts with "%YAML", or its first lines (after an
  * optional "---") are all `key: value` / `- item` / comments, with at least
- * one nested key. A log line such as "Epoch: 3" alone does not make a
- * config, nor does a log that starts with a "---" rule. */
+ * three named keys, one of them nested. A log line such as "Epoch: 3"
+ * alone does not make a config, nor does a log that starts with a "---"
+ * rule, nor srun --label output ("0: …", " 3: …"), whose all-digit keys
+ * are task numbers. */
 static bool looks_yaml(const unsigned char *p, size_t n)
 {
 	size_t i = 0;
@@ -310,6 +312,14 @@ static bool looks_yaml(const unsigned char *p, size_t n)
 			k++;
 		if (k == ind || k >= len || l[k] != ':' || (k + 1 < len && l[k + 1] != ' '))
 			return false;
+		/* an all-digit key is srun --label's task number ("3: ", padded
+		 * " 3: " once there are 10 tasks), not a config's name: it
+		 * neither makes nor breaks a config */
+		bool digits = true;
+		for (size_t d = ind; d < k && digits; d++)
+			digits = l[d] >= '0' && l[d] <= '9';
+		if (digits)
+			continue;
 		keys++;
 		if (ind > 0)
 			nested++;

@@ -91,6 +91,13 @@ static void test_sniff(void)
 		 "a log starting with --- is a log"},
 		{"cfg.yaml", "---\nmodel:\n  dim: 512\n  name: rotate\ndata:\n  test_bs: 128\n", KG_KIND_YAML,
 		 "a YAML config after --- is still a config"},
+		{"srun.log", " 0: starting\n 1: starting\n12: loading data\n 0: step 1 loss 2.3\n"
+		 " 3: Traceback (most recent call last):\n 3:   File \"train.py\", line 10, in <module>\n", KG_KIND_LOG,
+		 "srun --label output with padded task numbers is a log, not a config"},
+		{"srun-cfg.log", "0: model:\n0:   dim: 512\n0:   name: rotate\n0: data:\n0:   test_bs: 128\n", KG_KIND_LOG,
+		 "a config echoed under srun --label is a log"},
+		{"weights.yaml", "model:\n  dim: 512\nloss:\n  class_weights:\n    0: 1.0\n    1: 2.5\n", KG_KIND_YAML,
+		 "a config with all-digit nested keys is still a config"},
 		{"table.txt", "|=====|\n|  PyTorch CUDA memory summary, device ID 0  |\n|=====|\n| row |\n|=====|\n",
 		 KG_KIND_SUMMARY, "a memory_summary() table alone is a table"},
 		{"table.log", "|=====|\n|  PyTorch CUDA memory summary, device ID 0  |\n|=====|\n| row |\n|=====|\n"
