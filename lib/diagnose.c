@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,17 +129,31 @@ static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, k
 		(opt->progress == 2 && (src.file_size > (64 << 20) || (src.file_size < 0 && src.gzip)));
 	kg_source_set_progress(&src, progress);
 	int rc = 0;
+	/* standard input is read once: what looks like a YAML config there
+	 * (an srun-labelled or key: value log head) is scanned as the log it
+	 * almost always is; a config is named with --config */
+	if (kind == KG_KIND_YAML && !strcmp(path, "-"))
+		kind = KG_KIND_LOG;
 	switch (kind) {
 	case KG_KIND_LOG: {
 		kg_source *one = &src;
 		rc = scan_logs(R, &one, 1, path_rank, err);
 		break;
 	}
-	case KG_KIND_YAML:
-		/* a config named without --config is still a config */
+	case KG_KIND_YAML: {
+		/* a config named without --config is still a config; one whose
+		 * name does not say YAML (a .log) is said to be read so, since
+		 * no OOM will be looked for in it */
 		add_input(rep, &src, kind);
+		size_t nl = strlen(src.name);
+		bool yaml_name = (nl >= 5 && !strcasecmp(src.name + nl - 5, ".yaml")) ||
+				 (nl >= 4 && !strcasecmp(src.name + nl - 4, ".yml"));
+		if (!yaml_name)
+			kg_report_note(rep, "%s: read as a YAML config (its first lines are all keys), "
+				       "not searched as a log", src.name);
 		kg_source_close(&src);
 		return add_config(R, path, err);
+	}
 	case KG_KIND_EMPTY:
 		/* nothing to diagnose is not an error (issue 13) */
 		add_input(rep, &src, kind);

@@ -417,5 +417,17 @@ check "rules check flags text cut short by a YAML comment" \
 "$exe" rules check "$root/rules" >"$tmp/o" 2>&1; rc=$?
 check "the shipped rules pass rules check" "[ $rc = 0 ]" "$(cat $tmp/o)"
 
+# A .log whose first lines are all keys is read as a config, and the text
+# report says so; on standard input (read once) it is scanned as a log.
+printf 'model:\n  dim: 512\n  name: rotate\ndata:\n  test_bs: 128\n' >"$tmp/keys.log"
+"$exe" "$tmp/keys.log" >"$tmp/o" 2>&1; rc=$?
+check "a .log read as a YAML config is said to be" "[ $rc = 0 ] && grep -q 'keys.log: read as a YAML config' $tmp/o" "$(cat $tmp/o)"
+cp "$tmp/keys.log" "$tmp/keys.yaml"
+"$exe" "$tmp/keys.yaml" >"$tmp/o" 2>&1; rc=$?
+check "a .yaml config named as an input gets no such note" "[ $rc = 0 ] && ! grep -q 'read as a YAML config' $tmp/o" "$(cat $tmp/o)"
+"$exe" - <"$tmp/keys.log" >"$tmp/o" 2>&1; rc=$?
+check "key: value text on stdin is scanned as a log, not reopened as a config (was exit 3)" \
+	"[ $rc = 0 ] && grep -q 'no out-of-memory incident found in <stdin>' $tmp/o" "$(cat $tmp/o)"
+
 echo "1..$n"
 [ $failed = 0 ]
