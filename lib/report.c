@@ -149,7 +149,11 @@ char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 		kg_buf_printf(&b, " (%s)", inc->status);
 	bool said = kg_size_known(inc->mem.requested);
 	if (said)
-		put_size(&b, ": tried to allocate ", inc->mem.requested, "");
+		/* an open upper bound ("more than 1EB memory") is a lower bound */
+		put_size(&b, inc->mem.requested.hi == INT64_MAX && inc->mem.requested.lo == inc->mem.requested.bytes
+				     ? ": tried to allocate more than "
+				     : ": tried to allocate ",
+			 inc->mem.requested, "");
 	if (inc->device_index != KG_NONE)
 		kg_buf_printf(&b, " on %s:%lld", inc->device_type ? inc->device_type : "device",
 			      (long long)inc->device_index);

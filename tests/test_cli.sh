@@ -429,5 +429,12 @@ check "a .yaml config named as an input gets no such note" "[ $rc = 0 ] && ! gre
 check "key: value text on stdin is scanned as a log, not reopened as a config (was exit 3)" \
 	"[ $rc = 0 ] && grep -q 'no out-of-memory incident found in <stdin>' $tmp/o" "$(cat $tmp/o)"
 
+# "more than 1EB" is a lower bound: the headline says so, and the request
+# is beyond any device (oversize) even with no capacity stated.
+printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.\n' >"$tmp/eb.log"
+"$exe" "$tmp/eb.log" >"$tmp/o" 2>&1; rc=$?
+check "a 'more than 1EB' request reads 'more than' and is oversize" \
+	"[ $rc = 0 ] && grep -q 'tried to allocate more than 1073741824.00 GiB .*\[oversize, high confidence\]' $tmp/o" "$(cat $tmp/o)"
+
 echo "1..$n"
 [ $failed = 0 ]
