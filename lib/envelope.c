@@ -187,6 +187,28 @@ static size_t rank_prefix(char *d, long task)
 	return 8 + nd;
 }
 
+/* One srun --label line s[0..len) decoded at d: with a label of k bytes
+ * (slurm_prefix), `[rank<task>]: ` and the text after it without a
+ * trailing '\r'; with none (k = 0), the line as it is; then '\n'. d has
+ * room for slurm_size(len) bytes; returns the bytes written. */
+static size_t slurm_size(size_t len)
+{
+	return RANK_PREFIX_MAX + len + 1;
+}
+
+static size_t slurm_put(char *d, const char *s, size_t len, size_t k, long task)
+{
+	size_t w = 0, tl = len;
+	if (k) {
+		tl = len - k - (len > k && s[len - 1] == '\r');
+		w = rank_prefix(d, task);
+	}
+	memcpy(d + w, s + k, tl);
+	w += tl;
+	d[w++] = '\n';
+	return w;
+}
+
 /* Appends text's lines to out, each ending in '\n' (a trailing "\n" or
  * "\r\n" of the text ends its last line), each after `prefix`. */
 static void put_lines(kg_buf *out, const char *prefix, const char *t, size_t n)
@@ -341,12 +363,7 @@ static unsigned decode(unsigned mask, const char *s, size_t n, kg_buf *out, char
 		return KG_ENV_JOURNAL;
 	}
 	if ((mask & KG_ENV_SLURM) && (k = slurm_prefix(s, n, &task)) != 0) {
-		size_t tl = n - k - (n > k && s[n - 1] == '\r');
-		char *d = kg_buf_room(out, RANK_PREFIX_MAX + tl + 1);
-		size_t w = rank_prefix(d, task);
-		memcpy(d + w, s + k, tl);
-		d[w + tl] = '\n';
-		out->len += w + tl + 1;
+		out->len += slurm_put(kg_buf_room(out, slurm_size(n)), s, n, k, task);
 		out->data[out->len] = '\0';
 		return KG_ENV_SLURM;
 	}
@@ -680,21 +697,15 @@ static size_t slurm_direct(kg_envelope *env, char *buf, size_t n, bool *blocked)
 		const char *nl = memchr(s, '\n', avail);
 		if (!nl)
 			break;
-		size_t len = (size_t)(nl - s), k = 0, tl = len;
+		size_t len = (size_t)(nl - s), k = 0;
 		long task = 0;
 		if (len)
 			k = slurm_prefix(s, len, &task);
-		if (k)
-			tl = len - k - (len > k && s[len - 1] == '\r');
-		if (n - w < RANK_PREFIX_MAX + tl + 1) {
+		if (n - w < slurm_size(len)) {
 			*blocked = w == 0;
 			break;
 		}
-		if (k)
-			w += rank_prefix(buf + w, task);
-		memcpy(buf + w, s + k, tl);
-		w += tl;
-		buf[w++] = '\n';
+		w += slurm_put(buf + w, s, len, k, task);
 		stamp_none(env);
 		env->raw_pos += len + 1;
 	}

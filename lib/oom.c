@@ -398,29 +398,30 @@ static bool set(const match *m, int g)
 static size_t mstart(const match *m) { return m->v[0]; }
 static size_t mend(const match *m) { return m->v[1]; }
 
-static kg_size cap_size(const ctx *c, const match *m, int g)
+/* Capture g as a size, or not known; *overflow (when not NULL) says
+ * whether it failed for being 2^63 bytes or more (kg_size_parse's ERANGE:
+ * c10 prints a request wrapped from a negative size as "17179869184.00
+ * GiB", 2^64 bytes). */
+static kg_size cap_size_ex(const ctx *c, const match *m, int g, bool *overflow)
 {
 	kg_size z = kg_size_none();
+	if (overflow)
+		*overflow = false;
 	if (!set(m, g))
 		return z;
 	size_t used;
-	if (kg_size_parse(c->s + m->v[2 * g], m->v[2 * g + 1] - m->v[2 * g], &z, &used) < 0)
+	errno = 0;
+	if (kg_size_parse(c->s + m->v[2 * g], m->v[2 * g + 1] - m->v[2 * g], &z, &used) < 0) {
+		if (overflow)
+			*overflow = errno == ERANGE;
 		return kg_size_none();
+	}
 	return z;
 }
 
-/* Whether capture g is a size too large for int64 (kg_size_parse's
- * ERANGE): c10 prints a request wrapped from a negative size as
- * "17179869184.00 GiB" (2^64 bytes). */
-static bool size_overflows(const ctx *c, const match *m, int g)
+static kg_size cap_size(const ctx *c, const match *m, int g)
 {
-	if (!set(m, g))
-		return false;
-	kg_size z;
-	size_t used;
-	errno = 0;
-	return kg_size_parse(c->s + m->v[2 * g], m->v[2 * g + 1] - m->v[2 * g], &z, &used) < 0 &&
-	       errno == ERANGE;
+	return cap_size_ex(c, m, g, NULL);
 }
 
 static int64_t cap_int(const ctx *c, const match *m, int g)
@@ -701,8 +702,7 @@ static bool g_pytorch(ctx *c, const match *h)
 		o->family = KG_FAMILY_WORD(OTHER);
 		o->mem.requested = (kg_size){INT64_C(1) << 60, INT64_C(1) << 60, INT64_MAX};
 	} else {
-		o->mem.requested = cap_size(c, h, 2);
-		o->mem.requested_overflow = size_overflows(c, h, 2);
+		o->mem.requested = cap_size_ex(c, h, 2, &o->mem.requested_overflow);
 		if (at(c, RX_PT1_GPU, pos, &m)) {
 			o->family = KG_FAMILY_WORD(PYTORCH1);
 			o->device_index = cap_int(c, &m, 1);
