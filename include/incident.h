@@ -87,14 +87,14 @@ typedef struct kg_evidence {
 	bool against;
 } kg_evidence;
 
-/* One hypothesis of the differential (DIAGNOSIS §3): a cause with the
- * evidence for and against it, its summed score, its confidence (NULL
- * when only weak evidence supports it) and what would confirm or refute
- * it. */
+/* One hypothesis of the differential (DIAGNOSIS §3, §9): a cause with the
+ * evidence for and against it, its posterior probability, its confidence
+ * (the first hypothesis only, NULL below 0.5 and for the others) and what
+ * would confirm or refute it. */
 typedef struct kg_hypothesis {
 	const char *cause;        /* a word of kg_categories (static) */
 	const char *confidence;   /* a word of kg_confidences, or NULL */
-	int score;
+	double p;                 /* posterior probability, 0–1 */
 	bool ruled_out;           /* decisive evidence against it */
 	kg_evidence *evidence;
 	size_t nevidence;

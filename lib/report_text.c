@@ -4,6 +4,7 @@
  * then indented evidence (`= …`) and remedies (`help: …`). */
 #include "report.h"
 #include "budget.h"
+#include "differential.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -264,8 +265,9 @@ static void budget_bar(const out *o, const kg_budget *b)
 	kg_buf_free(&l);
 }
 
-/* "= differential: eval-blowup 14 (high) · capacity 3 · fragmentation
- * ruled out", and, when undetermined, what would tell. */
+/* "= differential: eval-blowup 0.97 (high) · capacity 0.02 ·
+ * fragmentation ruled out" (each hypothesis's posterior probability), and,
+ * when undetermined, what would tell. */
 static void differential_line(const out *o, const kg_incident *inc)
 {
 	if (!inc->ndifferential)
@@ -276,10 +278,12 @@ static void differential_line(const out *o, const kg_incident *inc)
 		kg_buf_printf(&b, "%s%s", i ? " · " : "", h->cause);
 		if (h->ruled_out)
 			kg_buf_puts(&b, " ruled out");
-		else if (h->confidence)
-			kg_buf_printf(&b, " %d (%s)", h->score, h->confidence);
-		else
-			kg_buf_printf(&b, " %d", h->score);
+		else {
+			char pb[16];
+			kg_buf_printf(&b, " %s", kg_prob_format(h->p, pb, sizeof pb));
+			if (h->confidence)
+				kg_buf_printf(&b, " (%s)", h->confidence);
+		}
 	}
 	evidence(o, "differential: ", b.data);
 	kg_buf_reset(&b);
