@@ -174,6 +174,11 @@ typedef struct kg_incident {
 	kg_followup *followups;
 	size_t nfollowups;
 	int duplicates;           /* how many identical copies were folded in */
+	int64_t progress_done, progress_total; /* the last progress line
+	                             before the OOM (context.h
+	                             kg_ctx_progress), KG_NONE when none */
+	const char *progress_kind;/* "bar", "epoch", "step", "item", or NULL */
+	long progress_line;
 	long during_handling_line;/* the "During handling of the above
 	                             exception, another exception occurred"
 	                             line before this OOM's traceback: it was

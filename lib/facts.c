@@ -201,6 +201,10 @@ static const kg_fact_info registry[] = {
 	{"phase.source", S, "where the phase came from: frames or log"},
 	{"step", C, "training step at the OOM"},
 	{"epoch", C, "epoch at the OOM"},
+	{"progress.done", C, "the last progress line before the OOM (within 50 lines): iterations done (tqdm 45/100, Epoch 30/100, Step 120/1000, [ 30/210])"},
+	{"progress.total", C, "that line's total"},
+	{"progress.kind", S, "what it counts: bar (tqdm), epoch, step (step, iter, batch), item (a bracketed counter starting the line)"},
+	{"progress.share", R, "done / total"},
 	{"rank", C, "distributed rank"},
 	{"frames.count", C, "number of traceback frames"},
 	{"frames.functions", S, "function names of the traceback frames, outermost first, joined by ' '"},
@@ -588,6 +592,15 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		kg_facts_set_num(f, "epoch", KG_FACT_COUNT, (double)inc->epoch, prov);
 	if (inc->rank != KG_NONE)
 		kg_facts_set_num(f, "rank", KG_FACT_COUNT, (double)inc->rank, prov);
+	if (inc->progress_kind && inc->progress_total > 0) {
+		char *pp = prov_at(path, inc->progress_line);
+		kg_facts_set_num(f, "progress.done", KG_FACT_COUNT, (double)inc->progress_done, pp);
+		kg_facts_set_num(f, "progress.total", KG_FACT_COUNT, (double)inc->progress_total, pp);
+		kg_facts_set_str(f, "progress.kind", inc->progress_kind, pp);
+		kg_facts_set_num(f, "progress.share", KG_FACT_RATIO,
+				 (double)inc->progress_done / (double)inc->progress_total, pp);
+		free(pp);
+	}
 	if (inc->duplicates)
 		kg_facts_set_num(f, "duplicates", KG_FACT_COUNT, inc->duplicates, prov);
 	if (inc->during_handling_line) {

@@ -819,11 +819,15 @@ static void line_time(scanner *sc, long lineno, char *t)
 	}
 }
 
+static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc);
+
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
 	resolve_context(sc, true);
 	kg_incident inc;
 	kg_incident_init(&inc);
+	if (sc->rd)
+		resolve_progress(sc, sc->rd, sc->cur_off, L->lineno, &inc);
 	inc.kind = o->kind ? o->kind : "oom";
 	inc.family = o->family;
 	inc.framework = o->framework;
@@ -1198,6 +1202,7 @@ static const kg_atoms *quiet_atoms(void)
 #define BUF_CHUNK (4u << 20)        /* read size */
 #define HISTORY (1u << 20)          /* bytes kept behind the frontier */
 #define PHASE_LOOKBACK 200          /* lines searched back for a phase word */
+#define PROGRESS_LOOKBACK 50        /* lines searched back for a progress line */
 #define COUNTER_LOOKBACK 3000     /* lines searched back for step/epoch */
 
 /* Lines are views into the buffer; the ones that need processing are copied
@@ -1432,6 +1437,51 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
 		if (!sc->log_phase)
 			rd->ph_phase = NULL;
 		rd->ph_until = rd->base + off;
+	}
+}
+
+/* The last progress line (context.h kg_ctx_progress) among the
+ * PROGRESS_LOOKBACK lines before the one starting at `off` (line
+ * `lineno`), within the kept history, into inc->progress_*. A line of tqdm
+ * redraws is read at its last \r segment. Runs once per incident. */
+static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc)
+{
+	(void)sc;
+	size_t end = off;
+	char tmp[2048];
+	for (int k = 0; k < PROGRESS_LOOKBACK && end > 0; k++) {
+		size_t e = end - 1; /* the '\n' ending the previous line */
+		const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
+		const char *p = rd->buf + b;
+		size_t n = e - b;
+		/* the last redraw that holds something */
+		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		const char *cr = n ? memrchr(p, '\r', n) : NULL;
+		if (cr) {
+			n -= (size_t)(cr + 1 - p);
+			p = cr + 1;
+		}
+		if (n > sizeof tmp - 1)
+			n = sizeof tmp - 1;
+		if (n && memchr(p, '/', n)) {
+			memcpy(tmp, p, n);
+			int64_t r = KG_NONE;
+			n = kg_strip_noise(tmp, n, &r);
+			int64_t d, t;
+			const char *kind;
+			if (kg_ctx_progress(tmp, n, &d, &t, &kind)) {
+				inc->progress_done = d;
+				inc->progress_total = t;
+				inc->progress_kind = kind;
+				inc->progress_line = lineno - 1 - k;
+				return;
+			}
+		}
+		if (!nl)
+			break;
+		end = b;
 	}
 }
 

@@ -116,6 +116,32 @@ int main(int argc, char **argv)
 	       "config keys are not counters");
 	TAP_OK(!kg_ctx_counters("steps_per_epoch = 100", 21, &step, &epoch), "steps_per_epoch is not a counter");
 
+	/* progress lines */
+	{
+		static const struct { const char *line; int64_t done, total; const char *kind; } pc[] = {
+			{"  0%|          | 0/553 [02:07<?, ?it/s]", 0, 553, "bar"},
+			{"Epoch 3:  45%|████▌     | 45/100 [00:10<00:12,  4.51it/s, loss=0.3]", 45, 100, "bar"},
+			{"Epoch 30/100", 30, 100, "epoch"},
+			{"Epoch [7/50] loss 0.31", 7, 50, "epoch"},
+			{"epoch 3 of 10", 3, 10, "epoch"},
+			{"Epoch 0 | Batch 30/200 | Loss 1.560337", 30, 200, "step"},
+			{"Step 120/1000 loss=0.2", 120, 1000, "step"},
+			{"[ 30/210] processing image img_0030.png", 30, 210, "item"},
+			{"see https://example.org/a/b", -1, -1, NULL},
+			{"date 2024/11/20", -1, -1, NULL},
+			{"Epoch 300/100", -1, -1, NULL},
+			{"loaded [3/4] shards and more [ 1/2]", -1, -1, NULL},
+		};
+		for (size_t i = 0; i < sizeof pc / sizeof pc[0]; i++) {
+			int64_t d = -1, t = -1;
+			const char *k = NULL;
+			bool got = kg_ctx_progress(pc[i].line, strlen(pc[i].line), &d, &t, &k);
+			TAP_OK(got == (pc[i].kind != NULL) && d == pc[i].done && t == pc[i].total &&
+			       (k == pc[i].kind || (k && pc[i].kind && !strcmp(k, pc[i].kind))),
+			       "progress \"%s\": %lld/%lld %s", pc[i].line, (long long)d, (long long)t, k ? k : "none");
+		}
+	}
+
 	/* phase markers in the log */
 	TAP_EQ_STR(kg_ctx_phase_marker("[eval] step 10000 | evaluating", 30), "eval", "[eval] marker");
 	TAP_EQ_STR(kg_ctx_phase_marker("Running validation...", 21), "eval", "validation marker");
