@@ -1447,14 +1447,11 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
 static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc)
 {
 	(void)sc;
-	size_t end = off;
 	char tmp[2048];
-	for (int k = 0; k < PROGRESS_LOOKBACK && end > 0; k++) {
-		size_t e = end - 1; /* the '\n' ending the previous line */
-		const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
-		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
-		const char *p = rd->buf + b;
-		size_t n = e - b;
+	size_t n;
+	const char *p;
+	for (int k = 0; k < PROGRESS_LOOKBACK && (p = prev_line(rd, off, &n)); k++) {
+		off = (size_t)(p - rd->buf);
 		/* the last redraw that holds something */
 		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
 			n--;
@@ -1465,23 +1462,20 @@ static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long li
 		}
 		if (n > sizeof tmp - 1)
 			n = sizeof tmp - 1;
-		if (n && memchr(p, '/', n)) {
-			memcpy(tmp, p, n);
-			int64_t r = KG_NONE;
-			n = kg_strip_noise(tmp, n, &r);
-			int64_t d, t;
-			const char *kind;
-			if (kg_ctx_progress(tmp, n, &d, &t, &kind)) {
-				inc->progress_done = d;
-				inc->progress_total = t;
-				inc->progress_kind = kind;
-				inc->progress_line = lineno - 1 - k;
-				return;
-			}
+		if (!n || !memchr(p, '/', n))
+			continue;
+		memcpy(tmp, p, n);
+		int64_t r = KG_NONE;
+		n = kg_strip_noise(tmp, n, &r);
+		int64_t d, t;
+		const char *kind;
+		if (kg_ctx_progress(tmp, n, &d, &t, &kind)) {
+			inc->progress_done = d;
+			inc->progress_total = t;
+			inc->progress_kind = kind;
+			inc->progress_line = lineno - 1 - k;
+			return;
 		}
-		if (!nl)
-			break;
-		end = b;
 	}
 }
 
