@@ -58,6 +58,9 @@ int main(int argc, char **argv)
 	strip_case("ERROR:__main__:CUDA out of memory", "CUDA out of memory", -1);
 	strip_case("deep-seek-1  | ggml_backend_cuda_buffer_type_alloc_buffer: x", "ggml_backend_cuda_buffer_type_alloc_buffer: x", -1);
 	strip_case("SUBPROCESS: [rank0]: RuntimeError: y", "RuntimeError: y", 0);
+	/* a Markdown quote: the marker only, the traceback keeps its indentation */
+	strip_case(">   File \"train.py\", line 190, in train", "  File \"train.py\", line 190, in train", -1);
+	strip_case("> RuntimeError: CUDA error: out of memory", "RuntimeError: CUDA error: out of memory", -1);
 	strip_case("[2022-07-13 21:09:08,702] [INFO] [timer.py:193:stop] 0/50", "[timer.py:193:stop] 0/50", -1);
 	strip_case("2019-06-08 03:44:36.084180: E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate",
 		   "failed to allocate", -1);

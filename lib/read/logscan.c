@@ -259,6 +259,10 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 	/* "# " of a log pasted into a comment */
 	if (s[0] == '#' && n > 2 && s[1] == ' ')
 		return skip_sp(s, n, 1);
+	/* "> " of a log quoted in Markdown (an issue or a reply quoting it):
+	 * the marker only, so a traceback keeps its indentation */
+	if (s[0] == '>' && n > 2 && s[1] == ' ')
+		return 2;
 	/* SUBPROCESS: */
 	if (word_at(s, n, 0, "SUBPROCESS: "))
 		return 12;
