@@ -56,7 +56,7 @@ enum rx_id {
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
 	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_SHM_WORKER, RX_BAD_ALLOC,
 	RX_TF_CUDNN_INIT,
-	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE,
+	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
@@ -158,6 +158,11 @@ static const char *const rx_src[NRX] = {
 		"Unable\\s+to\\s+find\\s+a\\s+valid\\s+cuDNN\\s+algorithm\\s+to\\s+run\\s+convolution",
 	/* XLA:TPU compiler (jax, torch_xla, TF on TPU): a memory space (hbm,
 	 * vmem, smem, …) over its capacity */
+	/* XLA's GPU convolution autotuner (gpu_conv_algorithm_picker.cc) could
+	 * not get the workspace to try cuDNN's algorithms: an OOM raised at
+	 * compile time, before any of the program's own tensors */
+	[RX_XLA_AUTOTUNE] =
+		"RESOURCE_EXHAUSTED:\\s+Failed\\s+to\\s+determine\\s+best\\s+cudnn\\s+convolution\\s+algorithm(?:\\s+for:?)?",
 	[RX_XLA_SPACE] =
 		"(?:RESOURCE_EXHAUSTED:\\s+)?(?:XLA:TPU\\s+compile\\s+permanent\\s+error\\.\\s+)?"
 		"Ran\\s+out\\s+of\\s+memory\\s+in\\s+memory\\s+space\\s+(\\w+)"
@@ -320,7 +325,7 @@ static const char *const triggers[] = {
 	"ncclUnhandledCudaError", "failed to create cublas handle",
 	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
 	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
-	"No executable batch size", "bad_alloc", "killed by signal", "killed",
+	"No executable batch size", "bad_alloc", "best cudnn convolution", "killed by signal", "killed",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
@@ -1275,6 +1280,16 @@ static bool g_cudnn_algo(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+static bool g_xla_autotune(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	const char *fw = window_has(c, "torch_xla") ? KG_FRAMEWORK_WORD(TORCH_XLA)
+		       : window_has(c, "tensorflow") && !window_has(c, "jax") ? KG_FRAMEWORK_WORD(TENSORFLOW)
+		       : KG_FRAMEWORK_WORD(JAX);
+	ident(o, KG_FAMILY_WORD(JAX), fw, KG_DEVICE_WORD(CUDA));
+	return done(o, h, mend(h));
+}
+
 static bool g_xla_space(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
@@ -1336,6 +1351,7 @@ static const grammar grammars[] = {
 	{RX_CUDNN_ALLOC, {"esource allocation failed"}, g_cudnn_alloc},
 	{RX_CUDNN_ALGO, {"valid cuDNN algorithm"}, g_cudnn_algo},
 	{RX_XLA_SPACE, {"Ran out of memory in"}, g_xla_space},
+	{RX_XLA_AUTOTUNE, {"best cudnn convolution"}, g_xla_autotune},
 	{RX_ACCEL_BATCH, {"No executable batch size"}, g_accel_batch},
 };
 
