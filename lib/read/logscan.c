@@ -1110,6 +1110,7 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			const char *kind;
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
+			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
 		}
 		char *cp;
 		if (!sc->rep->echoed_config && kg_ctx_config_path(s, n, &cp)) {
@@ -1170,6 +1171,10 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
 	{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
 	{"num_parallel", A_CTX},
+	/* platform and TensorFlow start-up markers (logfacts.h) */
+	{"WSL", A_CTX}, {"/wsl/", A_CTX}, {"Windows Subsystem", A_CTX}, {"NvMap", A_CTX},
+	{"nvmap", A_CTX}, {"Tegra", A_CTX}, {"Jetson", A_CTX}, {"freeMemory", A_CTX},
+	{"deviceMemorySize", A_CTX}, {"MB memory", A_CTX},
 };
 #define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
 
