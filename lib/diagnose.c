@@ -417,6 +417,10 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		if (from_log)
 			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
 		kg_facts_merge(&f, &cf);
+		/* the batch the log printed is the one that ran: it wins over
+		 * the config file's, which a patch may have changed since */
+		if (from_log)
+			kg_facts_batch_from_log(&R->lfs[li], inc->path, inc->line, &f);
 		/* --set before the calculators (their inputs) and again after
 		 * them (it wins over calculated values too) */
 		if (set_args(opt, &f, err) < 0) {
@@ -482,8 +486,10 @@ static void name_config_keys(run *R)
 	}
 }
 
-/* Remedies that set config roles become one patch per config: the first
- * (most severe) finding that sets a role wins. Only numeric values are
+/* Remedies that set config roles become one patch per config: those of
+ * the findings that support the incident's cause (a finding about another
+ * hypothesis, or an undetermined incident, changes nothing); the
+ * strongest finding that sets a role wins, the first on ties. Only numeric values are
  * written; a role the config does not have is inserted by the planner.
  * --apply writes only configs the user named with --config: a config that
  * a log (or a positional argument) brought in gets its diff and, in a note,
@@ -497,8 +503,14 @@ static int plan_patches(run *R, kg_error *err)
 	size_t n = 0;
 	for (size_t i = 0; i < R->rep->nincidents; i++) {
 		const kg_incident *inc = &R->rep->incidents[i];
+		/* the strongest evidence first: a closed form's value over a
+		 * rule of thumb's (halving) */
+		for (int st = KG_STRENGTH_DECISIVE; st >= KG_STRENGTH_NONE; st--)
 		for (size_t k = 0; k < inc->nfindings; k++) {
 			const kg_finding *fd = &inc->findings[k];
+			if (!inc->cause || !fd->supports || fd->refutes || strcmp(fd->supports, inc->cause) ||
+			    (int)fd->strength != st)
+				continue;
 			for (size_t r = 0; r < fd->nremedies; r++) {
 				const kg_remedy *rem = &fd->remedies[r];
 				for (size_t s = 0; s < rem->nset; s++) {
@@ -526,13 +538,22 @@ static int plan_patches(run *R, kg_error *err)
 		/* only roles this config has a key for, or can take */
 		const char **cr = kg_malloc(n * sizeof *cr), **cv = kg_malloc(n * sizeof *cv);
 		size_t cn = 0;
+		kg_buf have = {0};
 		for (size_t j = 0; j < n; j++) {
 			const kg_config_entry *e = kg_config_role(cfg, roles[j]);
 			if (e && !(e->value && strcmp(e->value, values[j]) == 0)) {
 				cr[cn] = roles[j];
 				cv[cn++] = values[j];
+			} else if (e && e->path) {
+				kg_buf_printf(&have, "%s%s: %s", have.data ? ", " : "", e->path, values[j]);
 			}
 		}
+		/* the values come from the log's run: a config patched since
+		 * already has them, and a second --apply writes nothing */
+		if (!cn && have.data)
+			kg_report_note(R->rep, "%s: already has %s; nothing to change%s", cfg->path, have.data,
+				       R->opt->apply ? ", not written" : "");
+		kg_buf_free(&have);
 		if (cn) {
 			kg_error e = {0};
 			kg_patch *p = kg_patch_make(cfg, cr, cv, cn, &e);
