@@ -188,6 +188,18 @@ check "a second --apply on the same log changes nothing and says the config alre
 	"[ $rc = 0 ] && cmp -s $tmp/hf.yaml $tmp/hf-first.yaml && grep -qF 'already has per_device_train_batch_size: 2, gradient_accumulation_steps: 16; nothing to change, not written' $tmp/o && cmp -s $hf $tmp/hf.yaml.orig && [ ! -e $tmp/hf.yaml.orig.1 ]" "$(cat $tmp/o)"
 "$exe" --diff --config "$tmp/hf.yaml" "$cap" >"$tmp/o" 2>&1
 check "… and --diff has nothing to suggest" "grep -q '^no config change to suggest' $tmp/o && ! grep -q '^[-+]' $tmp/o" "$(cat $tmp/o)"
+# … and with a log that does not print its batch, the config's batch is
+# the one that ran only while the config is older than the log: once it
+# was changed after the log (the first --apply), it is not halved again
+cp "$hf" "$tmp/hf2.yaml"; cp "$log" "$tmp/nobanner.log"
+touch -d '2024-01-01 00:00' "$tmp/hf2.yaml"; touch -d '2024-01-02 00:00' "$tmp/nobanner.log"
+"$exe" --apply --config "$tmp/hf2.yaml" "$tmp/nobanner.log" >"$tmp/o" 2>&1; rc=$?
+check "a log without its batch: --apply halves the config's batch" \
+	"[ $rc = 0 ] && grep -q '^per_device_train_batch_size: 2\$' $tmp/hf2.yaml && grep -q '^gradient_accumulation_steps: 16\$' $tmp/hf2.yaml" "$(cat $tmp/o)"
+cp "$tmp/hf2.yaml" "$tmp/hf2-first.yaml"
+"$exe" --apply --config "$tmp/hf2.yaml" "$tmp/nobanner.log" >"$tmp/o" 2>&1; rc=$?
+check "… and a second --apply, the config now newer than the log, changes nothing and says why" \
+	"[ $rc = 0 ] && cmp -s $tmp/hf2.yaml $tmp/hf2-first.yaml && grep -qF 'hf2.yaml: changed after the log was written, and the log does not print per_device_train_batch_size, gradient_accumulation_steps' $tmp/o && [ ! -e $tmp/hf2.yaml.orig.1 ]" "$(cat $tmp/o)"
 torn=0 leftover=0 lost=0 killed=0
 for i in $(seq 1 40); do
 	mkdir -p "$tmp/kill"; rm -f "$tmp/kill/"*
