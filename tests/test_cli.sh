@@ -139,6 +139,17 @@ check "ANSI colour codes are stripped" "[ \"\$(cat $tmp/o)\" = 1 ]"
 "$exe" --color always "$log" >"$tmp/o"; check "--color always" "grep -q $'\033' $tmp/o"
 NO_COLOR=1 "$exe" --color auto "$log" >"$tmp/o"; check "NO_COLOR" "! grep -q $'\033' $tmp/o"
 
+# --width N: the text report wrapped at N columns even into a pipe or a
+# file, no line wider (display columns, not bytes); 0 never wraps; a width
+# too small to read is a usage error
+"$exe" --width 100 --color never "$log" >"$tmp/o" 2>&1; rc=$?
+check "--width 100 wraps a piped report at 100 columns" \
+	"[ $rc = 0 ] && [ \$(grep -c '' $tmp/o) -gt \$(\"$exe\" --color never \"$log\" | grep -c '') ] && python3 -c 'import sys; sys.exit(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().splitlines()) > 100)' $tmp/o" "$(cat $tmp/o)"
+"$exe" --width 0 --color never "$log" >"$tmp/o2" 2>&1; "$exe" --color never "$log" >"$tmp/o3" 2>&1
+check "--width 0 never wraps" "cmp -s $tmp/o2 $tmp/o3"
+"$exe" --width 12 "$log" >"$tmp/o" 2>&1
+check "--width below 20 is a usage error" "[ $? = 2 ] && grep -q -- '--width needs' $tmp/o"
+
 # --- config patches: --diff prints, --apply writes atomically with a backup
 cfg=$root/testdata/configs/seed001-rotate-wn18rr.yaml
 seed=$root/testdata/logs/seed-001-rotate-eval.log
