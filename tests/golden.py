@@ -283,8 +283,9 @@ def verdict_first(exe, name, rel, extra, doc):
         if not in_note:
             body.append(l)
     limit = 15 * max(1, len(incs))
-    # a wider line is one word the terminal breaks (no line left unwrapped)
-    wide = [l for l in tty if len(l) > 100 and " " in l.strip()]
+    # no line wider than the terminal: a word wider than a line (a long
+    # path) is broken by characters (the report's glyphs are one column)
+    wide = [l for l in tty if len(l) > 100]
     tap(visual_lines("\n".join(body)) <= limit and len(tty) >= len(lines) and not wide,
         f"{name}: the text report fits in 15 lines on a 100-column terminal per incident ({limit})",
         f"{visual_lines(chr(10).join(body))} lines:\n" + "\n".join(tty))
