@@ -1095,6 +1095,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			resolve_context(sc, false);
 		for (size_t i = 0; i < k; i++)
 			kg_log_facts_add_reading(sc->lf, &rdg[i], sc->step, sc->epoch, L->lineno);
+		/* TensorFlow's start-up lines ("totalMemory: … freeMemory: …",
+		 * "… with N MB memory") */
+		if (!k)
+			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
 	}
 	if (!in_tb && n && (cls & A_CTX)) {
 		char *var, *val;
@@ -1111,6 +1115,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
 			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
+			kg_batch_hint bh[3];
+			int nb = kg_parse_batch_hint(s, n, bh, 3);
+			for (int k = 0; k < nb; k++)
+				kg_log_facts_add_batch(sc->lf, &bh[k], L->lineno);
 		}
 		char *cp;
 		if (!sc->rep->echoed_config && kg_ctx_config_path(s, n, &cp)) {
@@ -1171,10 +1179,12 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
 	{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
 	{"num_parallel", A_CTX},
-	/* platform and TensorFlow start-up markers (logfacts.h) */
-	{"WSL", A_CTX}, {"/wsl/", A_CTX}, {"Windows Subsystem", A_CTX}, {"NvMap", A_CTX},
-	{"nvmap", A_CTX}, {"Tegra", A_CTX}, {"Jetson", A_CTX}, {"freeMemory", A_CTX},
-	{"deviceMemorySize", A_CTX}, {"MB memory", A_CTX},
+	/* platform markers (logfacts.h; TensorFlow's start-up lines have
+	 * "memory"/"Memory" and are read with the readings). The table holds
+	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */
+	{"WSL", A_CTX}, {"NvMap", A_CTX}, {"Jetson", A_CTX},
+	/* the batch that ran (kg_parse_batch_hint) */
+	{"batch", A_CTX}, {"Batch", A_CTX}, {"_bs", A_CTX}, {"accum", A_CTX}, {"Accum", A_CTX},
 };
 #define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
 
@@ -1185,15 +1195,19 @@ static void atoms_init(void)
 	memset(&atoms, 0, sizeof atoms);
 	size_t ntrig;
 	const char *const *trig = kg_oom_triggers(&ntrig);
+	/* a literal that does not fit is a bug in the tables, not input: a
+	 * dropped atom would silently skip every line that needs it */
 	for (size_t i = 0; i < ntrig; i++)
-		kg_atoms_add(&atoms, trig[i], A_OOM);
+		if (kg_atoms_add(&atoms, trig[i], A_OOM) < 0)
+			abort();
 	/* both sets start with the same triggers in the same order, so the
 	 * same choices: placed once and copied; the quiet set's other atoms
 	 * are placed when a log first needs it (quiet_atoms): a small log
 	 * never does */
 	atoms_quiet = atoms;
 	for (size_t i = 0; i < NATOM_TABLE; i++)
-		kg_atoms_add(&atoms, atom_table[i].lit, atom_table[i].cls);
+		if (kg_atoms_add(&atoms, atom_table[i].lit, atom_table[i].cls) < 0)
+			abort();
 	atoms_ready = true;
 }
 

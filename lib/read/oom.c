@@ -325,7 +325,7 @@ static const char *const triggers[] = {
 	"ncclUnhandledCudaError", "failed to create cublas handle",
 	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
 	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
-	"No executable batch size", "bad_alloc", "best cudnn convolution", "killed by signal", "killed",
+	"No executable batch size", "bad_alloc", "best cudnn convolution", "killed",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
