@@ -399,6 +399,16 @@ if script -qec "stty cols 60; '$exe' --color never '$seed1'" /dev/null >"$tmp/tt
 else
 	notok "script(1) gives a terminal" "$(head -3 $tmp/tty)"
 fi
+# --- which process is this one (issue 23): a real 2.x message listing two
+# processes, none named this one (corpus pt2-0044); a real MPS cap message
+# (corpus mps-0007)
+"$exe" --color never "$root/testdata/logs/real-pt2-0044-container-two-processes.log" >"$tmp/o"
+check "two listed, one holds PyTorch's reserve: it is this process, the other 344 MiB is another" \
+	"grep -q '344.00 MiB other processes' $tmp/o && grep -q '957.27 MiB non-PyTorch (this process)' $tmp/o" "$(cat $tmp/o)"
+"$exe" --color never "$root/testdata/logs/real-mps-0007-cap-within-rounding.log" >"$tmp/o"
+check "MPS cap reached within the printed rounding: alloc-conf, never 'lift the cap' advice at high" \
+	"head -1 $tmp/o | grep -q '\[alloc-conf, high confidence\]' && ! grep -q 'WATERMARK_RATIO' $tmp/o" "$(cat $tmp/o)"
+
 # --- verdict first: -q one line; --verbose every finding; the summary by cause
 "$exe" -q "$seed1" >"$tmp/o"
 check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q '\[eval-blowup, medium confidence\]\$' $tmp/o"
