@@ -181,8 +181,8 @@ static const kg_fact_info registry[] = {
 	{"oom.other_allocations", B, "MPS \"other allocations\""},
 	{"oom.other_processes.count", C, "processes other than this one listed as using the device"},
 	{"oom.other_processes.bytes", B, "memory those other processes hold (when oom.self_unknown: at least the listed sum less the largest process that could be this one)"},
-	{"oom.other_processes.pids", S, "the other processes as the message lists them: \"PID (size)\" joined by \", \""},
-	{"oom.processes.listed", S, "every process the message lists (\"Process N has X\"), \"PID (size)\" joined by \", \""},
+	{"oom.other_processes.pids", S, "the other processes as the message lists them: \"PID (size)\" joined by \", \" (the first 8, then \"and N more\")"},
+	{"oom.processes.listed", S, "every process the message lists (\"Process N has X\"), \"PID (size)\" joined by \", \" (the first 8, then \"and N more\")"},
 	{"oom.self_unknown", C, "the message lists several processes that could each be this one and does not say which (no \"this process has\"): how many; the split between this process and the others is unknown"},
 	{"oom.non_pytorch", B, "derived: total − free − reserved (CUDA context, NCCL, other processes)"},
 	{"oom.outside_process", B, "derived: total − free − process_in_use (held by other processes)"},
@@ -529,14 +529,22 @@ static long self_process(const kg_memory *m, size_t *ncand)
 	return found;
 }
 
-/* "PID (size)" for each listed process but skip, joined by ", ". */
+/* "PID (size)" for each listed process but skip, joined by ", "; after
+ * PID_LIST_MAX of them, "and N more". */
+#define PID_LIST_MAX 8
 static char *pid_list(const kg_memory *m, long skip)
 {
 	kg_buf b = {0};
+	size_t shown = 0, total = m->nprocs - (skip >= 0 && (size_t)skip < m->nprocs);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		if ((long)i == skip)
 			continue;
 		char t[32];
+		if (shown == PID_LIST_MAX) {
+			kg_buf_printf(&b, " and %zu more", total - shown);
+			break;
+		}
+		shown++;
 		if (b.len)
 			kg_buf_puts(&b, ", ");
 		if (m->procs[i].pid != KG_NONE)
