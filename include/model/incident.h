@@ -96,6 +96,9 @@ typedef struct kg_hypothesis {
 	const char *confidence;   /* a word of kg_confidences, or NULL */
 	int score;
 	bool ruled_out;           /* decisive evidence against it */
+	bool open;                /* left open by an undetermined incident: no
+	                             evidence either way; a fallback rule says why
+	                             and to_confirm what would decide */
 	kg_evidence *evidence;
 	size_t nevidence;
 	const char *to_confirm;   /* static text */
