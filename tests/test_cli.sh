@@ -441,6 +441,31 @@ if script -qec "stty cols 60; cd '$root' && '$exe' --color never testdata/logs/s
 else
 	notok "script(1) gives a terminal" "$(head -3 $tmp/tty)"
 fi
+# --- undetermined says true things (issue 23): a real XPU message with a
+# reserved/allocated breakdown (corpus xpu-0007) and a real 2.x message
+# listing six processes, none named this one (corpus pt2-0049)
+u=$root/testdata/logs/real-xpu-0007-breakdown-undetermined.log
+"$exe" --color never -v "$u" >"$tmp/o"
+check "undetermined: no 'no reserved/allocated breakdown' on a message that has one" \
+	"grep -q 'error\\[undetermined\\]' $tmp/o && ! grep -qi 'no reserved/allocated breakdown' $tmp/o" "$(cat $tmp/o)"
+check "undetermined: it names the breakdown the message holds" \
+	"grep -q 'the message holds: 10.10 GiB allocated by PyTorch, 13.57 GiB reserved' $tmp/o" "$(cat $tmp/o)"
+check "undetermined: line 2 asks for one input, with the command that gets it" \
+	"sed -n 2p $tmp/o | grep -q 'help: Pass the whole log' && sed -n 2p $tmp/o | grep -q 'tee job.log'" "$(head -3 $tmp/o)"
+"$exe" --format json "$u" >"$tmp/j"
+check "undetermined: JSON differential[] lists the open hypotheses with what would decide" \
+	"python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"incidents\"][0]; d=i[\"differential\"]; sys.exit(not (i[\"cause\"] is None and d and all(h[\"open\"] and h[\"to_confirm\"] and h[\"evidence\"] for h in d) and {h[\"cause\"] for h in d} >= {\"capacity\", \"parallelism\"}))' $tmp/j" "$(cat $tmp/j)"
+u=$root/testdata/logs/real-pt2-0049-six-processes-none-named.log
+"$exe" --format json "$u" >"$tmp/j"
+check "six processes, none named this one: the split is unknown, a weak lean, every pid named" \
+	"python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"incidents\"][0]; d=i[\"differential\"]; e=[f for f in i[\"findings\"] if f[\"rule\"] == \"parallelism.listed-split-unknown\"][0][\"evidence\"][0]; sys.exit(not (i[\"cause\"] is None and d[0][\"cause\"] == \"parallelism\" and not d[0][\"open\"] and d[0][\"evidence\"][0][\"strength\"] == \"weak\" and all(p in e for p in (\"899595\", \"1039101\", \"1603024\", \"2007660\", \"785200\", \"795316\"))))' $tmp/j" "$(cat $tmp/j)"
+"$exe" --color never "$root/testdata/logs/real-pt2-0044-container-two-processes.log" >"$tmp/o"
+check "two listed, one holds PyTorch's reserve: it is this process, the other 344 MiB is another" \
+	"grep -q '344.00 MiB other processes' $tmp/o && grep -q '957.27 MiB non-PyTorch (this process)' $tmp/o" "$(cat $tmp/o)"
+"$exe" --color never "$root/testdata/logs/real-mps-0007-cap-within-rounding.log" >"$tmp/o"
+check "MPS cap reached within the printed rounding: alloc-conf (medium: one decisive item on a prior of 0.08), never 'lift the cap' advice" \
+	"head -1 $tmp/o | grep -qF 'error[alloc-conf, medium]' && ! grep -q 'WATERMARK_RATIO' $tmp/o" "$(cat $tmp/o)"
+
 # --- verdict first: -q one line; --verbose every finding; the summary by cause
 "$exe" -q "$seed1" >"$tmp/o"
 check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q ': error\[eval-blowup, low\]: ' $tmp/o"

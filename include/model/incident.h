@@ -96,6 +96,9 @@ typedef struct kg_hypothesis {
 	const char *confidence;   /* a word of kg_confidences, or NULL */
 	double p;                 /* posterior probability, 0–1 */
 	bool ruled_out;           /* decisive evidence against it */
+	bool open;                /* left open by an undetermined incident: no
+	                             evidence either way; a fallback rule says why
+	                             and to_confirm what would decide */
 	kg_evidence *evidence;
 	size_t nevidence;
 	const char *to_confirm;   /* static text */
@@ -160,6 +163,8 @@ typedef struct kg_incident {
 	const char *confidence;   /* a word of kg_confidences, or NULL */
 	kg_budget budget;         /* filled before the rules run */
 	kg_hypothesis *differential; /* hypotheses, most likely first */
+	double cause_p[KG_NCATEGORIES]; /* every cause's posterior (differential.c),
+	                             named in the differential or not */
 	size_t ndifferential;
 	kg_memory mem;
 	kg_tensor *tensor;        /* NULL unless the message gives a shape */

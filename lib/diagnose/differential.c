@@ -133,6 +133,25 @@ static const char *level(const hyp *x, enum kg_strength rival_best)
 	return kg_vocab_word(&kg_confidences, c);
 }
 
+void kg_differential_add_open(kg_incident *inc, const kg_finding *f)
+{
+	int c = cause_index(f->supports);
+	if (inc->cause || c < 0 || f->refutes)
+		return;
+	for (size_t i = 0; i < inc->ndifferential; i++)
+		if (!strcmp(inc->differential[i].cause, f->supports))
+			return;
+	inc->differential = kg_realloc(inc->differential,
+				       (inc->ndifferential + 1) * sizeof *inc->differential);
+	kg_hypothesis *h = &inc->differential[inc->ndifferential++];
+	memset(h, 0, sizeof *h);
+	h->cause = kg_vocab_word(&kg_categories, c);
+	h->to_confirm = causes[c].to_confirm;
+	h->open = true;
+	h->p = inc->cause_p[c];
+	add_ev(h, f->title, f->rule, KG_STRENGTH_NONE, false);
+}
+
 void kg_differential_build(kg_incident *inc, const double *prior)
 {
 	kg_differential_free(inc);
@@ -226,6 +245,7 @@ void kg_differential_build(kg_incident *inc, const double *prior)
 	for (int c = 0; c < KG_NCATEGORIES; c++) {
 		bool in = c != KG_CATEGORY_NONE && !v[c].h.ruled_out && (prior ? prior[c] > 0 : true);
 		v[c].h.p = in && sum > 0 ? exp(v[c].logit - top) / sum : 0.0;
+		inc->cause_p[c] = v[c].h.p;
 	}
 	/* the differential lists the causes some evidence names */
 	size_t n = 0;

@@ -89,6 +89,7 @@ static cJSON *differential_json(const kg_incident *inc)
 		/* rounded to 4 places: the report is stable across libm builds */
 		cJSON_AddNumberToObject(o, "p", round(h->p * 1e4) / 1e4);
 		cJSON_AddBoolToObject(o, "ruled_out", h->ruled_out);
+		cJSON_AddBoolToObject(o, "open", h->open);
 		cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
 		for (size_t k = 0; k < h->nevidence; k++) {
 			cJSON *e = cJSON_CreateObject();

@@ -316,7 +316,9 @@ static void differential_line(const out *o, const kg_incident *inc)
 		else {
 			char pb[16];
 			kg_buf_printf(&b, " %s", kg_prob_format(h->p, pb, sizeof pb));
-			if (h->confidence)
+			if (h->open)
+				kg_buf_puts(&b, " open");
+			else if (h->confidence)
 				kg_buf_printf(&b, " (%s)", h->confidence);
 		}
 	}
@@ -348,12 +350,20 @@ static const kg_finding *cause_finding(const kg_incident *inc)
 }
 
 /* The finding whose first remedy is line 2 (the one action): the cause's;
- * for an undetermined cause, the category-none finding that says what
- * evidence is missing (rules/general.yaml), when it has a remedy. */
+ * for an undetermined cause, the leading hypothesis's when it has weak
+ * support and a remedy, else the first category-none finding with a
+ * remedy: the input that would decide (rules/general.yaml). */
 static const kg_finding *action_finding(const kg_incident *inc)
 {
 	if (inc->cause)
 		return cause_finding(inc);
+	const kg_hypothesis *top = inc->ndifferential ? &inc->differential[0] : NULL;
+	for (size_t k = 0; top && !top->open && !top->ruled_out && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->nremedies && f->supports && !f->refutes && !strcmp(f->supports, top->cause) &&
+		    f->category && kg_vocab_index(&kg_categories, f->category) != KG_CATEGORY_NONE)
+			return f;
+	}
 	for (size_t k = 0; k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
 		if (f->nremedies && f->category &&
@@ -476,16 +486,39 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		char *act = kg_remedy_instruction(r);
 		emitf(o, "  %shelp:%s %s", col(o, C_GREEN), col(o, C_RESET), act);
 		free(act);
+		/* undetermined: the rest of the command that gets the input (a
+		 * fallback finding's, category none; a leaning hypothesis's
+		 * remedy is an action, not a command to run) */
+		bool asks = af->category && kg_vocab_index(&kg_categories, af->category) == KG_CATEGORY_NONE;
+		const char *rest = !inc->cause && asks && r->code ? kg_remedy_code_rest(r->code) : NULL;
+		if (rest && *rest)
+			emitf(o, "        %s", rest);
 		seen_add(&done, r->title);
 	}
 	/* the budget and the arithmetic */
 	budget_bar(o, &inc->budget);
 	char bl[600];
-	if (kg_budget_line(&inc->budget, inc->budget.consistent ? bar_glyph : NULL, bl, sizeof bl))
+	bool has_budget = kg_budget_line(&inc->budget, inc->budget.consistent ? bar_glyph : NULL,
+					 bl, sizeof bl) != NULL;
+	if (has_budget)
 		evidence(o, "", bl);
 	if (cf)
 		for (size_t i = 0; i < cf->nevidence && i < 2; i++)
 			evidence(o, "", cf->evidence[i]);
+	/* undetermined: the leaning hypothesis's first line when it gives the
+	 * action, else what the message does hold (the fallback finding about
+	 * no hypothesis, rules/general.yaml) unless the budget shows it */
+	if (!inc->cause && af && af->nevidence && af->supports && !af->refutes &&
+	    kg_vocab_index(&kg_categories, af->category) != KG_CATEGORY_NONE)
+		evidence(o, "", af->evidence[0]);
+	for (size_t k = 0; !inc->cause && !has_budget && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->supports || !f->category ||
+		    kg_vocab_index(&kg_categories, f->category) != KG_CATEGORY_NONE)
+			continue;
+		for (size_t i = 0; i < f->nevidence; i++)
+			evidence(o, "", f->evidence[i]);
+	}
 	differential_line(o, inc);
 	if (inc->duplicates) {
 		char b[96];
