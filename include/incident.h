@@ -196,6 +196,15 @@ void kg_differential_free(kg_incident *inc);
 /* DIAGNOSIS §5: KG_SEV_ERROR for an OOM that ended the run (kind "oom",
  * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
 enum kg_severity kg_incident_severity(const kg_incident *inc);
+/* The finding that states the incident's cause: the first whose evidence
+ * supports it and nothing else (the rules engine puts the cause's evidence
+ * first), or NULL when the cause is undetermined or no finding states it. */
+const kg_finding *kg_incident_cause_finding(const kg_incident *inc);
+/* The finding whose first remedy is the report's one action: the cause's
+ * (kg_incident_cause_finding); for an undetermined cause, the category-none
+ * finding that says what evidence is missing (rules/general.yaml), when it
+ * has a remedy; else NULL. */
+const kg_finding *kg_incident_action_finding(const kg_incident *inc);
 void kg_remedy_free(kg_remedy *r);
 /* The name to print for the remedy's i-th setting (i < nset): the loaded
  * config's own key ("data.test_bs") when one names the role, else the role

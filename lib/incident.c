@@ -1,6 +1,7 @@
 /* incident.c — see include/incident.h. */
 #include "incident.h"
 #include "util.h"
+#include "vocab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,29 @@ void kg_differential_free(kg_incident *inc)
 enum kg_severity kg_incident_severity(const kg_incident *inc)
 {
 	return inc->kind && !strcmp(inc->kind, "oom-warning") ? KG_SEV_WARNING : KG_SEV_ERROR;
+}
+
+const kg_finding *kg_incident_cause_finding(const kg_incident *inc)
+{
+	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause))
+			return f;
+	}
+	return NULL;
+}
+
+const kg_finding *kg_incident_action_finding(const kg_incident *inc)
+{
+	if (inc->cause)
+		return kg_incident_cause_finding(inc);
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->nremedies && f->category &&
+		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
+			return f;
+	}
+	return NULL;
 }
 
 void kg_memory_free(kg_memory *m)

@@ -293,34 +293,6 @@ static void differential_line(const out *o, const kg_incident *inc)
 	kg_buf_free(&b);
 }
 
-/* The finding that states the cause: the first whose evidence supports
- * it (findings come with the cause's evidence first), or NULL. */
-static const kg_finding *cause_finding(const kg_incident *inc)
-{
-	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause))
-			return f;
-	}
-	return NULL;
-}
-
-/* The finding whose first remedy is line 2 (the one action): the cause's;
- * for an undetermined cause, the category-none finding that says what
- * evidence is missing (rules/general.yaml), when it has a remedy. */
-static const kg_finding *action_finding(const kg_incident *inc)
-{
-	if (inc->cause)
-		return cause_finding(inc);
-	for (size_t k = 0; k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->nremedies && f->category &&
-		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
-			return f;
-	}
-	return NULL;
-}
-
 /* A remedy's settings in one line: "set data.test_bs: 64" (the user's key,
  * else the role) and "NAME=VALUE", separated by "; ". */
 static void remedy_settings(kg_buf *b, const kg_remedy *r)
@@ -442,7 +414,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		return;
 	seen done = {0};
 	/* line 2: the one action */
-	const kg_finding *cf = cause_finding(inc), *af = action_finding(inc);
+	const kg_finding *cf = kg_incident_cause_finding(inc), *af = kg_incident_action_finding(inc);
 	if (af && af->nremedies) {
 		const kg_remedy *r = &af->remedies[0];
 		kg_buf b = {0};

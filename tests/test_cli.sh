@@ -221,8 +221,16 @@ check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep
 # --- CI formats on a complete log (seed 004): GitHub workflow commands
 seed4=$root/testdata/logs/seed-004-hpo-parallel.log
 "$exe" --format github --fail-on error "$seed4" >"$tmp/o" 2>&1; rc=$?
-check "--format github on seed 004: ::error for the parallel jobs on line 6, exit 1" \
-	"[ $rc = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=.*parallelism.in-process-jobs.*::' $tmp/o && grep -q '^::notice .*line=6.*fragmentation.minor' $tmp/o" "$(head -c 600 $tmp/o)"
+check "--format github on seed 004: one ::error for the incident on line 6 (parallelism as its verdict, the minor fragmentation as also:), exit 1" \
+	"[ $rc = 1 ] && [ \$(grep -c '^::' $tmp/o) = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=CUDA out of memory.*\\[parallelism%2C .* confidence\\]::' $tmp/o && grep -q 'also: .*fragmentation.minor' $tmp/o" "$(head -c 600 $tmp/o)"
+# one annotation per incident on a log with several OOMs and several
+# findings each (issue 24: three per OOM before)
+"$exe" --format github "$root/testdata/multi/rotated" >"$tmp/o" 2>&1
+"$exe" --format json "$root/testdata/multi/rotated" >"$tmp/j" 2>&1
+n_inc=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["incidents"]))' "$tmp/j")
+n_find=$(python3 -c 'import json,sys; print(sum(len(i["findings"]) for i in json.load(open(sys.argv[1]))["incidents"]))' "$tmp/j")
+check "--format github: one annotation per incident ($n_inc incidents, $n_find findings)" \
+	"[ $n_find -gt $n_inc ] && [ \$(grep -cE '^::(error|warning) ' $tmp/o) = $n_inc ]" "$(cut -c1-200 $tmp/o)"
 check "github messages carry no raw newline (escaped as %0A)" "! grep -v '^::' $tmp/o | grep -q 'expandable_segments' "
 "$exe" --format sarif "$seed4" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["runs"][0]["results"]; assert d["version"]=="2.1.0" and any(x["ruleId"]=="parallelism.in-process-jobs" for x in r)' 2>"$tmp/e"
 check "--format sarif on seed 004 names the parallel-jobs rule" "[ $? = 0 ]" "$(cat $tmp/e)"
