@@ -891,7 +891,7 @@ int kg_cmd_run(int argc, char **argv)
 		} else if (!strcmp(format, "markdown")) {
 			kg_report_markdown(&rep, stderr);
 		} else {
-			kg_text_style ts = {.color = false};
+			kg_text_style ts = {.color = false, .ascii = !kg_locale_utf8()};
 			fprintf(stderr, "\n== kgmem-diagnose: %s ==\n",
 				host_oom && !w.ooms ? "host out of memory" : "out of memory");
 			kg_report_text(&rep, stderr, &ts);

@@ -538,7 +538,8 @@ int main(int argc, char **argv)
 		kg_report_markdown(&rep, mem);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
-				    .diff = opt.diff || opt.apply, .width = output ? 0 : terminal_width()};
+				    .diff = opt.diff || opt.apply, .width = output ? 0 : terminal_width(),
+				    .ascii = !kg_locale_utf8()};
 		kg_report_text(&rep, mem, &st);
 	}
 	if (fclose(mem) != 0) {

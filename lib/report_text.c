@@ -26,6 +26,7 @@ typedef struct out {
 	FILE *f;
 	bool color;
 	int width;         /* wrap at this many columns; 0 = never */
+	bool ascii;        /* ASCII glyphs (kg_ascii_glyphs): not a UTF-8 locale */
 } out;
 
 static const char *col(const out *o, const char *c)
@@ -52,7 +53,19 @@ static const char *sz(kg_size s, char *buf, size_t n)
  * at spaces so no piece is wider than the terminal, continuing under the
  * line's own indent plus four columns; columns count UTF-8 characters and
  * skip ANSI colour sequences. */
+static void emit_line(const out *o, const char *text);
 static void emit(const out *o, const char *text)
+{
+	if (!o->ascii) {
+		emit_line(o, text);
+		return;
+	}
+	char *a = kg_ascii_glyphs(text);
+	emit_line(o, a);
+	free(a);
+}
+
+static void emit_line(const out *o, const char *text)
 {
 	if (o->width <= 0) {
 		fprintf(o->f, "%s\n", text);
@@ -194,6 +207,11 @@ static void memory_lines(const out *o, const kg_incident *inc)
  * request drawn over the bar. */
 static const char *const bar_glyph[6] = {"█", "▓", "▒", "░", "?", "·"};
 static const char *const request_glyph = "╳";
+/* The same in ASCII, for a locale that is not UTF-8 (kg_text_style.ascii):
+ * # allocated, % cached unused, * non-PyTorch, o other processes,
+ * ? unaccounted, . free, X the request (none of them a sign the budget
+ * line's arithmetic uses). */
+static const char *const bar_glyph_ascii[6] = {"#", "%", "*", "o", "?", "."};
 #define BAR_CELLS 32
 #define BAR_OVERFLOW 8
 
@@ -228,7 +246,7 @@ static void budget_bar(const out *o, const kg_budget *b)
 		if (p[i].kind == 5 && free_at < 0)
 			free_at = nc;
 		for (int c = 0; c < cells[i]; c++)
-			cell[nc++] = bar_glyph[p[i].kind];
+			cell[nc++] = (o->ascii ? bar_glyph_ascii : bar_glyph)[p[i].kind];
 	}
 	if (free_at < 0)
 		free_at = nc;
@@ -427,7 +445,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 	/* the budget and the arithmetic */
 	budget_bar(o, &inc->budget);
 	char bl[600];
-	if (kg_budget_line(&inc->budget, inc->budget.consistent ? bar_glyph : NULL, bl, sizeof bl))
+	if (kg_budget_line(&inc->budget, !inc->budget.consistent ? NULL : o->ascii ? bar_glyph_ascii : bar_glyph, bl, sizeof bl))
 		evidence(o, "", bl);
 	if (cf)
 		for (size_t i = 0; i < cf->nevidence && i < 2; i++)
@@ -487,7 +505,7 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 
 void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 {
-	out o = {f, style && style->color, style ? style->width : 0};
+	out o = {f, style && style->color, style ? style->width : 0, style && style->ascii};
 	bool quiet = style && style->quiet, verbose = style && style->verbose;
 	/* notes about the input: after the incidents, so that line 1 is the
 	 * first verdict; first when there is no incident */

@@ -444,5 +444,22 @@ printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 
 check "a 'more than 1EB' request reads 'more than' and is oversize" \
 	"[ $rc = 0 ] && grep -q 'tried to allocate more than 1073741824.00 GiB .*\[oversize, high confidence\]' $tmp/o" "$(cat $tmp/o)"
 
+# --- the locale picks the bar's glyphs (issue 24): UTF-8 blocks, else ASCII
+mr10=$root/testdata/logs/real-mr-0010-rank1-linear.log
+seedcfg=$root/testdata/logs/seed-001-rotate-eval-with-config.log
+env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 "$exe" "$seedcfg" >"$tmp/utf8" 2>&1
+check "UTF-8 locale (LANG=C.UTF-8): the budget bar in blocks" \
+	"grep -q '= \[█*▓*▒░╳*\]╳ 140.40 GiB; ╳ 19.99 GiB requested > 17.52 GiB free' $tmp/utf8 && grep -q '█ 105.92 GiB allocated + ▓ 16.03 GiB cached unused' $tmp/utf8" "$(sed -n 3,4p $tmp/utf8)"
+for loc in "LC_ALL=C" "LC_ALL=POSIX" "LANG=C" "LC_CTYPE=en_US.ISO-8859-1" "LANG="; do
+	env -u LC_ALL -u LC_CTYPE -u LANG $loc "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii" 2>&1
+	check "$loc: ASCII bar and glyphs, nothing else changes" \
+		"! LC_ALL=C grep -q '[^ -~]' $tmp/ascii && grep -q '= \[#*%*\*oX*\]X 140.40 GiB; X 19.99 GiB requested > 17.52 GiB free' $tmp/ascii && grep -q '= 140.40 GiB = # 105.92 GiB allocated + % 16.03 GiB cached unused + \* 931.84 MiB non-PyTorch (this process) + o 20.48 MiB other processes + . 17.52 GiB free' $tmp/ascii" "$(LC_ALL=C grep -n '[^ -~]' $tmp/ascii | head -3; sed -n 3,4p $tmp/ascii)"
+done
+LC_ALL=C.UTF-8 "$exe" -v "$seedcfg" "$mr10" | sed 's/█/#/g; s/▓/%/g; s/▒/*/g; s/░/o/g; s/╳/X/g; s/+ · /+ . /g; s/ · / | /g; s/·/./g; s/…/.../g; s/≤/<=/g; s/≥/>=/g; s/≈/~/g; s/×/x/g; s/–/-/g; s/—/--/g; s/→/->/g' >"$tmp/translit"
+LC_ALL=C "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii"
+check "LC_ALL=C differs from the UTF-8 report only by the documented glyphs" "cmp -s $tmp/translit $tmp/ascii" "$(diff $tmp/translit $tmp/ascii | head -5)"
+LC_ALL=en_US.utf8 LANG=C "$exe" "$seedcfg" >"$tmp/o" 2>&1
+check "LC_ALL wins over LANG; 'utf8' spelling is UTF-8" "grep -q '█' $tmp/o"
+
 echo "1..$n"
 [ $failed = 0 ]
