@@ -80,7 +80,7 @@ static void run_usage(FILE *out)
 "                           DIR at an OOM (a sitecustomize hook) and read it\n"
 "  -f, --format FORMAT      stderr diagnosis: text (default), json, markdown,\n"
 "                           github, sarif\n"
-"      --fail-on LEVEL      exit 1 when CMD exited 0 but a finding is at\n"
+"      --fail-on LEVEL      exit 1 when CMD exited 0 but an incident is at\n"
 "                           least LEVEL: never (default), info, warning, error\n"
 "  -c, --config FILE        training config (YAML) for the diagnosis\n"
 "  -h, --help               print this help and exit\n"
