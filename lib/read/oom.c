@@ -36,7 +36,7 @@
  *                       (cudaErrorMemoryAllocation, hipErrorOutOfMemory),
  *                       Level Zero / Unified Runtime OUT_OF_DEVICE_MEMORY,
  *                       TensorFlow eager "failed to allocate memory", vLLM's
- *                       KV cache check; the texts and the threads they come
+ *                       KV cache checks; the texts and the threads they come
  *                       from are in tests/oom/issue24.test
  */
 #include "read/oom.h"
@@ -69,7 +69,7 @@ enum rx_id {
 	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
-	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV,
+	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
 	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
@@ -221,6 +221,16 @@ static const char *const rx_src[NRX] = {
 		"ValueError:\\s+No\\s+available\\s+memory\\s+for\\s+the\\s+cache\\s+blocks\\.?"
 		"(?:\\s+Try\\s+increasing\\s+`gpu_memory_utilization`\\s+when\\s+initializing\\s+the\\s+engine\\.)?",
 
+	/* vLLM (worker.py, kv_cache_utils.py): the KV cache that fits in the
+	 * memory left holds fewer tokens than one sequence of max_model_len.
+	 * The raise statement a traceback quotes has {max_model_len}, not a
+	 * number, so only the message matches. */
+	[RX_VLLM_SEQ] =
+		"The\\s+model's\\s+max\\s+seq\\s+len\\s+\\((\\d+)\\)\\s+is\\s+larger\\s+than\\s+the\\s+maximum"
+		"\\s+number\\s+of\\s+tokens\\s+that\\s+can\\s+be\\s+stored\\s+in\\s+KV\\s+cache\\s+\\((\\d+)\\)\\.?"
+		"(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing\\s+`?max_model_len`?"
+		"\\s+when\\s+initializing\\s+the\\s+engine\\.)?",
+
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
 	[RX_TH_RAM] =
@@ -355,7 +365,7 @@ static const char *const triggers[] = {
 	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
 	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
 	"No executable batch size", "OutOfMemory", "MemoryAllocation",
-	"OUT_OF_DEVICE_MEMORY", "No available memory",
+	"OUT_OF_DEVICE_MEMORY", "No available memory", "stored in KV cache",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
@@ -1463,6 +1473,7 @@ static const grammar grammars[] = {
 	{RX_L0, {"OUT_OF_DEVICE_MEMORY"}, g_l0},
 	{RX_TF_EAGER, {"failed to allocate memory"}, g_tf_eager},
 	{RX_VLLM_KV, {"No available memory for the cache"}, g_vllm_kv},
+	{RX_VLLM_SEQ, {"stored in KV cache"}, g_vllm_kv},
 };
 
 /* Locators are short heads: they run over the first line plus this much,
