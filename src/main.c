@@ -263,6 +263,15 @@ static int run_captured(kg_cmd_fn fn, int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", progname);
 		return KG_EXIT_INPUT;
 	}
+	/* calc, explain, rules and the snapshot view print the report's
+	 * glyphs too (×, ≈, …): ASCII where the locale is not UTF-8, as the
+	 * text report; a JSON document stays UTF-8 */
+	if (len && out[strspn(out, " \n")] != '{' && !kg_locale_utf8()) {
+		char *a = kg_ascii_glyphs(out);
+		free(out);
+		out = a;
+		len = strlen(a);
+	}
 	rc = emit(out, len, rc);
 	free(out);
 	return rc;

@@ -458,6 +458,11 @@ done
 LC_ALL=C.UTF-8 "$exe" -v "$seedcfg" "$mr10" | sed 's/█/#/g; s/▓/%/g; s/▒/*/g; s/░/o/g; s/╳/X/g; s/+ · /+ . /g; s/ · / | /g; s/·/./g; s/…/.../g; s/≤/<=/g; s/≥/>=/g; s/≈/~/g; s/×/x/g; s/–/-/g; s/—/--/g; s/→/->/g' >"$tmp/translit"
 LC_ALL=C "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii"
 check "LC_ALL=C differs from the UTF-8 report only by the documented glyphs" "cmp -s $tmp/translit $tmp/ascii" "$(diff $tmp/translit $tmp/ascii | head -5)"
+LC_ALL=C "$exe" calc 2x128x40943x512x4B >"$tmp/o" 2>&1
+check "LC_ALL=C: calc's product in ASCII" "grep -qx '2 x 128 x 40943 x 512 x 4B = 19.99 GiB (21,465,923,584 bytes)' $tmp/o" "$(cat $tmp/o)"
+LC_ALL=C "$exe" --format json -v "$seedcfg" "$mr10" >"$tmp/o" 2>&1
+LC_ALL=C.UTF-8 "$exe" --format json -v "$seedcfg" "$mr10" >"$tmp/o8" 2>&1
+check "LC_ALL=C: JSON keeps its UTF-8 (only text is transliterated)" "cmp -s $tmp/o $tmp/o8 && grep -q '–' $tmp/o"
 LC_ALL=en_US.utf8 LANG=C "$exe" "$seedcfg" >"$tmp/o" 2>&1
 check "LC_ALL wins over LANG; 'utf8' spelling is UTF-8" "grep -q '█' $tmp/o"
 

@@ -114,7 +114,15 @@ for f in text json jsonl markdown github sarif; do check "format $f" "*$f*" "$pa
 # the vocabularies (include/model/vocab/*.def, one word a line): every cause has
 # its entry in kgmem-rules(5); every family, device type and phase is
 # listed in both pages
-words() { sed -n 's/^KG_[A-Z]*([A-Z0-9_]*, "\([^"]*\)".*/\1/p' "$mandir/../include/vocab/$1.def"; }
+vocab=$mandir/../include/model/vocab
+words() { sed -n 's/^KG_[A-Z]*([A-Z0-9_]*, "\([^"]*\)".*/\1/p' "$vocab/$1.def"; }
+# a vocabulary that cannot be read fails (the layout move left this loop
+# reading nothing, so it checked nothing)
+for v in category family device phase; do
+	n=$((n + 1))
+	if [ -n "$(words $v)" ]; then echo "ok $n - vocabulary $v read from $vocab"
+	else echo "not ok $n - vocabulary $v: no words in $vocab/$v.def"; fail=1; fi
+done
 for c in $(words category); do
 	[ "$c" = none ] || check "cause $c" "*$c*" "$rules"
 done
