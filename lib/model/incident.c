@@ -3,6 +3,8 @@
 #include "model/util.h"
 #include "model/vocab.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,12 +52,14 @@ enum kg_severity kg_incident_severity(const kg_incident *inc)
 
 const kg_finding *kg_incident_cause_finding(const kg_incident *inc)
 {
+	const kg_finding *best = NULL;
 	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause))
-			return f;
+		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause) &&
+		    (!best || f->strength > best->strength))
+			best = f;
 	}
-	return NULL;
+	return best;
 }
 
 const kg_finding *kg_incident_action_finding(const kg_incident *inc)
@@ -96,9 +100,56 @@ void kg_frame_free(kg_frame *f)
 	free(f->code);
 }
 
-const char *kg_remedy_key(const kg_remedy *r, size_t i)
+/* Length of text's first sentence, without its final period. */
+static size_t first_sentence(const char *text)
 {
-	return r->set_keys && r->set_keys[i] ? r->set_keys[i] : r->set_roles[i];
+	bool tick = false;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n; i++) {
+		if (text[i] == '`')
+			tick = !tick;
+		else if (!tick && text[i] == '.' && text[i + 1] == ' ' &&
+			 (isupper((unsigned char)text[i + 2]) || text[i + 2] == '`'))
+			return i;
+	}
+	while (n && (text[n - 1] == '.' || text[n - 1] == ' ' || text[n - 1] == '\n'))
+		n--;
+	return n;
+}
+
+const char *kg_remedy_code_rest(const char *code)
+{
+	const char *p = code + first_sentence(code);
+	while (*p == '.' || *p == ' ' || *p == '\n')
+		p++;
+	return p;
+}
+
+char *kg_remedy_instruction(const kg_remedy *r)
+{
+	kg_buf b = {0};
+	const char *text = r->code ? r->code : r->title ? r->title : "";
+	kg_buf_printf(&b, "%.*s", (int)first_sentence(text), text);
+	const char *sep = ": ";
+	for (size_t e = 0; e < r->nenv; e++) {
+		char *kv = kg_asprintf("%s=%s", r->env_names[e], r->env_values[e]);
+		if (!strstr(b.data ? b.data : "", kv)) {
+			kg_buf_printf(&b, "%s%s", sep, kv);
+			sep = "; ";
+		}
+		free(kv);
+	}
+	for (size_t e = 0; r->set_keys && e < r->nset; e++) {
+		if (!r->set_keys[e])
+			continue;
+		char *kv = kg_asprintf("%s: %s", r->set_keys[e], r->set_values[e]);
+		if (!strstr(b.data ? b.data : "", kv)) {
+			kg_buf_printf(&b, "%sset %s", sep, kv);
+			sep = "; ";
+		}
+		free(kv);
+	}
+	return kg_buf_steal(&b);
 }
 
 void kg_remedy_free(kg_remedy *r)
