@@ -82,7 +82,7 @@ static void run_usage(FILE *out)
 "                           DIR at an OOM (a sitecustomize hook) and read it\n"
 "  -f, --format FORMAT      stderr diagnosis: text (default), json, markdown,\n"
 "                           github, sarif\n"
-"      --fail-on LEVEL      exit 1 when CMD exited 0 but a finding is at\n"
+"      --fail-on LEVEL      exit 1 when CMD exited 0 but an incident is at\n"
 "                           least LEVEL: never (default), info, warning, error\n"
 "  -c, --config FILE        training config (YAML) for the diagnosis\n"
 "  -h, --help               print this help and exit\n"
@@ -893,7 +893,7 @@ int kg_cmd_run(int argc, char **argv)
 		} else if (!strcmp(format, "markdown")) {
 			kg_report_markdown(&rep, stderr);
 		} else {
-			kg_text_style ts = {.color = false};
+			kg_text_style ts = {.color = false, .ascii = !kg_locale_utf8()};
 			fprintf(stderr, "\n== kgmem-diagnose: %s ==\n",
 				host_oom && !w.ooms ? "host out of memory" : "out of memory");
 			kg_report_text(&rep, stderr, &ts);

@@ -52,7 +52,7 @@ static void usage(FILE *out)
 "      --stdin-filename NAME  name standard input NAME in the report (SARIF,\n"
 "                         GitHub annotations, headlines)\n"
 "      --label KEY=VALUE  add KEY to every jsonl line's labels; may be repeated\n"
-"      --fail-on LEVEL    exit 1 when a finding is at least LEVEL:\n"
+"      --fail-on LEVEL    exit 1 when an incident is at least LEVEL:\n"
 "                         never (default), info, warning, error\n"
 "      --diff             print suggested config changes as a unified diff\n"
 "      --apply            write suggested changes to the --config files\n"
@@ -70,7 +70,7 @@ static void usage(FILE *out)
 "  -V, --version          print version information and exit\n"
 "  -h, --help             print this help and exit\n"
 "\n"
-"Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;\n"
+"Exit status: 0 no incident at or above --fail-on; 1 incidents at or above it;\n"
 "2 usage error; 3 unreadable or invalid input.\n"
 "\n"
 "Examples:\n"
@@ -264,6 +264,15 @@ static int run_captured(kg_cmd_fn fn, int argc, char **argv)
 		free(out);
 		fprintf(stderr, "%s: out of memory\n", progname);
 		return KG_EXIT_INPUT;
+	}
+	/* calc, explain, rules and the snapshot view print the report's
+	 * glyphs too (×, ≈, …): ASCII where the locale is not UTF-8, as the
+	 * text report; a JSON document stays UTF-8 */
+	if (len && out[strspn(out, " \n")] != '{' && !kg_locale_utf8()) {
+		char *a = kg_ascii_glyphs(out);
+		free(out);
+		out = a;
+		len = strlen(a);
 	}
 	rc = emit(out, len, rc);
 	free(out);
@@ -550,7 +559,8 @@ int main(int argc, char **argv)
 		kg_report_markdown(&rep, mem);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
-				    .diff = opt.diff || opt.apply, .width = width >= 0 ? width : output ? 0 : terminal_width()};
+				    .diff = opt.diff || opt.apply, .width = width >= 0 ? width : output ? 0 : terminal_width(),
+				    .ascii = !kg_locale_utf8()};
 		kg_report_text(&rep, mem, &st);
 	}
 	if (fclose(mem) != 0) {

@@ -261,8 +261,16 @@ check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep
 # --- CI formats on a complete log (seed 004): GitHub workflow commands
 seed4=$root/testdata/logs/seed-004-hpo-parallel.log
 "$exe" --format github --fail-on error "$seed4" >"$tmp/o" 2>&1; rc=$?
-check "--format github on seed 004: ::error for the parallel jobs on line 6, exit 1" \
-	"[ $rc = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=.*parallelism.in-process-jobs.*::' $tmp/o && grep -q '^::notice .*line=6.*fragmentation.minor' $tmp/o" "$(head -c 600 $tmp/o)"
+check "--format github on seed 004: one ::error for the incident on line 6 (parallelism as its verdict, the minor fragmentation as also:), exit 1" \
+	"[ $rc = 1 ] && [ \$(grep -c '^::' $tmp/o) = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=CUDA out of memory.*\\[parallelism%2C .* confidence\\]::' $tmp/o && grep -q 'also: .*fragmentation.minor' $tmp/o" "$(head -c 600 $tmp/o)"
+# one annotation per incident on a log with several OOMs and several
+# findings each (issue 24: three per OOM before)
+"$exe" --format github "$root/testdata/multi/rotated" >"$tmp/o" 2>&1
+"$exe" --format json "$root/testdata/multi/rotated" >"$tmp/j" 2>&1
+n_inc=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["incidents"]))' "$tmp/j")
+n_find=$(python3 -c 'import json,sys; print(sum(len(i["findings"]) for i in json.load(open(sys.argv[1]))["incidents"]))' "$tmp/j")
+check "--format github: one annotation per incident ($n_inc incidents, $n_find findings)" \
+	"[ $n_find -gt $n_inc ] && [ \$(grep -cE '^::(error|warning) ' $tmp/o) = $n_inc ]" "$(cut -c1-200 $tmp/o)"
 check "github messages carry no raw newline (escaped as %0A)" "! grep -v '^::' $tmp/o | grep -q 'expandable_segments' "
 "$exe" --format sarif "$seed4" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["runs"][0]["results"]; assert d["version"]=="2.1.0" and any(x["ruleId"]=="parallelism.in-process-jobs" for x in r)' 2>"$tmp/e"
 check "--format sarif on seed 004 names the parallel-jobs rule" "[ $? = 0 ]" "$(cat $tmp/e)"
@@ -500,6 +508,28 @@ printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 
 "$exe" "$tmp/eb.log" >"$tmp/o" 2>&1; rc=$?
 check "a 'more than 1EB' request reads 'more than' and is oversize" \
 	"[ $rc = 0 ] && grep -q 'error\[oversize, high\]: .*tried to allocate more than 1073741824.00 GiB' $tmp/o" "$(cat $tmp/o)"
+
+# --- the locale picks the bar's glyphs (issue 24): UTF-8 blocks, else ASCII
+mr10=$root/testdata/logs/real-mr-0010-rank1-linear.log
+seedcfg=$root/testdata/logs/seed-001-rotate-eval-with-config.log
+env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 "$exe" "$seedcfg" >"$tmp/utf8" 2>&1
+check "UTF-8 locale (LANG=C.UTF-8): the budget bar in blocks" \
+	"grep -q '= \[█*▓*▒░╳*\]╳ 140.40 GiB; ╳ 19.99 GiB requested > 17.52 GiB free' $tmp/utf8 && grep -q '█ 105.92 GiB allocated + ▓ 16.03 GiB cached unused' $tmp/utf8" "$(sed -n 3,4p $tmp/utf8)"
+for loc in "LC_ALL=C" "LC_ALL=POSIX" "LANG=C" "LC_CTYPE=en_US.ISO-8859-1" "LANG="; do
+	env -u LC_ALL -u LC_CTYPE -u LANG $loc "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii" 2>&1
+	check "$loc: ASCII bar and glyphs, nothing else changes" \
+		"! LC_ALL=C grep -q '[^ -~]' $tmp/ascii && grep -q '= \[#*%*\*oX*\]X 140.40 GiB; X 19.99 GiB requested > 17.52 GiB free' $tmp/ascii && grep -q '= 140.40 GiB = # 105.92 GiB allocated + % 16.03 GiB cached unused + \* 931.84 MiB non-PyTorch (this process) + o 20.48 MiB other processes + . 17.52 GiB free' $tmp/ascii" "$(LC_ALL=C grep -n '[^ -~]' $tmp/ascii | head -3; sed -n 3,4p $tmp/ascii)"
+done
+LC_ALL=C.UTF-8 "$exe" -v "$seedcfg" "$mr10" | sed 's/█/#/g; s/▓/%/g; s/▒/*/g; s/░/o/g; s/╳/X/g; s/+ · /+ . /g; s/ · / | /g; s/·/./g; s/…/.../g; s/≤/<=/g; s/≥/>=/g; s/≈/~/g; s/×/x/g; s/–/-/g; s/—/--/g; s/→/->/g' >"$tmp/translit"
+LC_ALL=C "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii"
+check "LC_ALL=C differs from the UTF-8 report only by the documented glyphs" "cmp -s $tmp/translit $tmp/ascii" "$(diff $tmp/translit $tmp/ascii | head -5)"
+LC_ALL=C "$exe" calc 2x128x40943x512x4B >"$tmp/o" 2>&1
+check "LC_ALL=C: calc's product in ASCII" "grep -qx '2 x 128 x 40943 x 512 x 4B = 19.99 GiB (21,465,923,584 bytes)' $tmp/o" "$(cat $tmp/o)"
+LC_ALL=C "$exe" --format json -v "$seedcfg" "$mr10" >"$tmp/o" 2>&1
+LC_ALL=C.UTF-8 "$exe" --format json -v "$seedcfg" "$mr10" >"$tmp/o8" 2>&1
+check "LC_ALL=C: JSON keeps its UTF-8 (only text is transliterated)" "cmp -s $tmp/o $tmp/o8 && grep -q '–' $tmp/o"
+LC_ALL=en_US.utf8 LANG=C "$exe" "$seedcfg" >"$tmp/o" 2>&1
+check "LC_ALL wins over LANG; 'utf8' spelling is UTF-8" "grep -q '█' $tmp/o"
 
 echo "1..$n"
 [ $failed = 0 ]
