@@ -6,6 +6,7 @@
 set -u
 exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$2
+faultinj=${3:-}  # tests/faultinj.c built as a shared module (LD_PRELOAD)
 . "$(dirname "$0")/tap.sh"
 
 log=$root/testdata/logs/real-mr-0010-rank1-linear.log
@@ -171,25 +172,40 @@ cp "$cfg" "$tmp/linked/h1.yaml"; ln "$tmp/linked/h1.yaml" "$tmp/linked/h2.yaml"
 "$exe" --apply --config "$tmp/linked/h1.yaml" "$seed" >/dev/null 2>&1; rc=$?
 check "--apply on a hard-linked config: both names see the edit" \
 	"[ $rc = 0 ] && [ \$(stat -c %h $tmp/linked/h2.yaml) = 2 ] && grep -q '^  test_bs: 64 ' $tmp/linked/h2.yaml"
-torn=0 leftover=0 lost=0 killed=0
-for i in $(seq 1 40); do
-	mkdir -p "$tmp/kill"; rm -f "$tmp/kill/"*
-	cp "$cfg" "$tmp/kill/k.yaml"
-	"$exe" --apply --config "$tmp/kill/k.yaml" "$seed" >/dev/null 2>&1 &
-	pid=$!
-	sleep "0.0$((i % 10))$((i % 7))"
-	case $((i % 3)) in 0) sig=TERM ;; 1) sig=INT ;; 2) sig=KILL ;; esac
-	kill -s $sig $pid 2>/dev/null && killed=$((killed + 1))
-	wait $pid 2>/dev/null
-	what="$i $sig: $(ls "$tmp/kill" | tr '\n' ' ')"
-	if ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml" && ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml"; then torn=$((torn + 1)); echo "# torn: $what"; fi
-	if cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml" && ! cmp -s "$tmp/kill/k.yaml.orig" "$tmp/want-old.yaml"; then lost=$((lost + 1)); echo "# lost: $what"; fi
-	# SIGKILL cannot be held: only between naming the finished temporary
-	# and renaming it (microseconds) can one stay behind
-	if [ $sig != KILL ] && ls "$tmp/kill" | grep -q kgmem-; then leftover=$((leftover + 1)); echo "# leftover: $what"; fi
+# issue 26: every interruption point, deterministically. The fault shim
+# (tests/faultinj.c) fails, SIGKILLs (before or after the call) or SIGTERMs
+# (held by the apply, delivered at its end) the Nth write, fsync, link and
+# rename of an apply, N = 1, 2, … until an apply makes no Nth call. After
+# each: the config is the old text or the new, never torn; when it is the
+# new, .orig holds the old; a failed call leaves the old text, exit 3 and no
+# temporary; a held SIGTERM leaves no temporary either.
+torn=0 leftover=0 lost=0 badfail=0 points=0 runs=0
+for fn in write fsync link rename; do
+	for act in fail kill killafter term; do
+		for i in $(seq 1 20); do
+			mkdir -p "$tmp/kill"; rm -f "$tmp/kill/"* "$tmp/fired"
+			cp "$cfg" "$tmp/kill/k.yaml"
+			ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+			KGMEM_FAULT="$fn:$i:$act:$tmp/kill" KGMEM_FAULT_LOG="$tmp/fired" LD_PRELOAD="$faultinj" \
+				"$exe" --apply --config "$tmp/kill/k.yaml" "$seed" >/dev/null 2>&1
+			rc=$?
+			runs=$((runs + 1))
+			[ -s "$tmp/fired" ] || break
+			points=$((points + 1))
+			what="$fn #$i $act rc=$rc: $(ls "$tmp/kill" | tr '\n' ' ')"
+			if ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml" && ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml"; then torn=$((torn + 1)); echo "# torn: $what"; fi
+			if cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml" && ! cmp -s "$tmp/kill/k.yaml.orig" "$tmp/want-old.yaml"; then lost=$((lost + 1)); echo "# lost: $what"; fi
+			if [ $act = fail ] && { [ $rc != 3 ] || ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml"; }; then badfail=$((badfail + 1)); echo "# failed call not reported or not undone: $what"; fi
+			# SIGKILL cannot be held: only between naming the finished
+			# temporary and renaming it can one stay behind
+			if { [ $act = fail ] || [ $act = term ]; } && ls "$tmp/kill" | grep -q kgmem-; then leftover=$((leftover + 1)); echo "# leftover: $what"; fi
+		done
+	done
 done
-check "kill loop: 40 applies killed (TERM/INT/KILL) at random moments: no torn config, no temporary file, original recoverable" \
-	"[ $torn = 0 ] && [ $leftover = 0 ] && [ $lost = 0 ]" "torn=$torn leftover=$leftover lost=$lost killed=$killed"
+check "every write, fsync, link and rename of an apply failed, killed before and after, or SIGTERMed: no torn config, original recoverable, a failure undone and reported, no temporary" \
+	"[ -n '$faultinj' ] && [ $points -ge 20 ] && [ $torn = 0 ] && [ $leftover = 0 ] && [ $lost = 0 ] && [ $badfail = 0 ]" \
+	"points=$points runs=$runs torn=$torn leftover=$leftover lost=$lost badfail=$badfail"
+echo "# apply interruption points reached: $points in $runs runs"
 rm -rf "$tmp/kill"
 
 # issue 14: --apply writes only configs given with --config. A config the
