@@ -48,7 +48,8 @@ static void usage(FILE *out)
 "Options:\n"
 "  -c, --config FILE      training config (YAML); may be repeated\n"
 "  -f, --format FORMAT    text (default), json, jsonl, markdown, github, sarif\n"
-"  -o, --output FILE      write the report to FILE (atomically) instead of stdout\n"
+"  -o, --output FILE      write the report to FILE instead of stdout (a regular\n"
+"                         file is replaced atomically, keeping its mode)\n"
 "      --stdin-filename NAME  name standard input NAME in the report (SARIF,\n"
 "                         GitHub annotations, headlines)\n"
 "      --label KEY=VALUE  add KEY to every jsonl line's labels; may be repeated\n"
@@ -545,12 +546,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory writing the report\n", progname);
 		rc = KG_EXIT_INPUT;
 	} else if (output) {
-		/* -o FILE: the whole report, repaired, written atomically */
+		/* -o FILE: the whole report, repaired, through the output
+		 * writer --svg uses (a regular file replaced atomically keeping
+		 * its mode and owner; a FIFO, device, hard-linked file or
+		 * /dev/stdout written in place; a symlink's target written) */
 		size_t clen = 0;
 		char *clean = kg_utf8_repair(out ? out : "", out ? outlen : 0, &clen);
 		kg_error we = {0};
-		if (kg_write_atomic(output, clean, clen, 0644, &we) < 0) {
-			fprintf(stderr, "%s: %s: %s\n", progname, output, we.msg);
+		if (kg_write_output(output, clean, clen, &we) < 0) {
+			/* we.msg names the path */
+			fprintf(stderr, "%s: %s\n", progname, we.msg);
 			if (rc == KG_EXIT_OK)
 				rc = KG_EXIT_INPUT;
 		}

@@ -661,8 +661,14 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 	if (opt->svg) {
 		/* written even when an input failed: it shows what was read */
 		kg_error e = {0};
-		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
+		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0) {
+			/* the writer's reason starts with the path, which
+			 * err->path names already: name it once */
+			size_t pl = strlen(opt->svg);
+			if (!strncmp(e.msg, opt->svg, pl) && !strncmp(e.msg + pl, ": ", 2))
+				memmove(e.msg, e.msg + pl + 2, strlen(e.msg + pl + 2) + 1);
 			FAIL(KG_STATUS_INPUT, opt->svg);
+		}
 		for (size_t s = 0; s < rep->nsnapshots; s++)
 			kg_snapshot_strip_detail(rep->snapshots[s]);
 	}

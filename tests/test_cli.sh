@@ -2,7 +2,7 @@
 # Command-line behaviour: exit statuses (DESIGN §1), garbage in (exit 3 with
 # one line naming the file), stdin and gzip giving the same incidents, long
 # lines, NUL bytes, CRLF and invalid UTF-8. Prints TAP.
-# usage: test_cli.sh EXE SOURCE_ROOT
+# usage: test_cli.sh EXE SOURCE_ROOT [FAULTINJ_SO]
 set -u
 exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$2
