@@ -4,6 +4,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pcre2.h>
@@ -333,8 +334,25 @@ static const char *nearest(const char *word, const char *const *cand, size_t n)
 	return best;
 }
 
+/* A descriptor 0-2 the caller left closed (`2>&-`) would be the next file
+ * opened (run's capture file became fd 2, and every stderr line reached it
+ * twice): /dev/null is opened on each closed one first. */
+static void open_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (nfd >= 0 && nfd != fd) { /* cannot happen: fd is the lowest free */
+			dup2(nfd, fd);
+			close(nfd);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	open_closed_std_fds();
 	kg_set_oom_handler(out_of_memory);
 	cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = kg_hook_malloc, .free_fn = free});
 	if (argc > 1) {

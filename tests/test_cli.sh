@@ -404,10 +404,12 @@ else
 fi
 # --- wrapping: to the terminal's width on a terminal, never on a pipe
 # (script(1), from bsdutils, gives the command a terminal 60 columns wide)
+# (named relative to its directory: a long checkout path is one word no
+# width can wrap)
 seed1=$root/testdata/logs/seed-001-rotate-eval.log
-"$exe" --color never "$seed1" >"$tmp/o"
+(cd "$root/testdata/logs" && "$exe" --color never seed-001-rotate-eval.log) >"$tmp/o"
 check "piped, the text report is not wrapped" "awk 'length > 100 { long = 1 } END { exit !long }' $tmp/o"
-if script -qec "stty cols 60; '$exe' --color never '$seed1'" /dev/null >"$tmp/tty" 2>&1; then
+if script -qec "cd '$root/testdata/logs' && stty cols 60; '$exe' --color never seed-001-rotate-eval.log" /dev/null >"$tmp/tty" 2>&1; then
 	tr -d '\r' <"$tmp/tty" >"$tmp/t"
 	check "on a terminal 60 columns wide, no line is wider" \
 		"python3 -c 'import sys; sys.exit(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().splitlines()) > 60)' $tmp/t" "$(head -5 $tmp/t)"
