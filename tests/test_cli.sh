@@ -168,6 +168,13 @@ mkdir -p "$tmp/linked/real"; cp "$cfg" "$tmp/linked/real/t.yaml"; ln -s real/t.y
 "$exe" --apply --config "$tmp/linked/l.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
 check "--apply on a symlinked config: still a symlink to the edited target, backup beside the target" \
 	"[ $rc = 0 ] && [ -L $tmp/linked/l.yaml ] && [ \"\$(readlink $tmp/linked/l.yaml)\" = real/t.yaml ] && grep -q '^  test_bs: 64 ' $tmp/linked/real/t.yaml && cmp -s $cfg $tmp/linked/real/t.yaml.orig" "rc=$rc $(grep written $tmp/o)"
+# issue 26: bare CRs as line breaks (libyaml counts CR, LF and CRLF): the
+# patch lands on test_bs's value (the re-parse check refused it before)
+python3 -c 'import sys; t = open(sys.argv[1]).read(); open(sys.argv[2], "w", newline="").write(t.replace("\n", "\r", 3))' "$cfg" "$tmp/cr.yaml"
+python3 -c 'import sys; t = open(sys.argv[1]).read().replace("  test_bs: 128 ", "  test_bs: 64  "); open(sys.argv[2], "w", newline="").write(t.replace("\n", "\r", 3))' "$cfg" "$tmp/cr-want.yaml"
+"$exe" --apply --config "$tmp/cr.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--apply on a config whose first line breaks are bare CRs patches test_bs in place" \
+	"[ $rc = 0 ] && cmp -s $tmp/cr.yaml $tmp/cr-want.yaml && grep -q 'cr.yaml: written' $tmp/o" "rc=$rc $(grep -a 'cr.yaml' $tmp/o | head -3)"
 cp "$cfg" "$tmp/linked/h1.yaml"; ln "$tmp/linked/h1.yaml" "$tmp/linked/h2.yaml"
 "$exe" --apply --config "$tmp/linked/h1.yaml" "$seed" >/dev/null 2>&1; rc=$?
 check "--apply on a hard-linked config: both names see the edit" \
