@@ -327,7 +327,7 @@ char *kg_fact_value_format(kg_fact_type type, double num, const char *str, char 
 {
 	switch (type) {
 	case KG_FACT_BYTES:
-		kg_size_format((int64_t)llround(num), buf, n);
+		kg_size_format(kg_clamp_i64(round(num)), buf, n);
 		break;
 	case KG_FACT_COUNT:
 		if (fabs(num) < 1e15 && num == floor(num))
@@ -558,16 +558,24 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		kg_facts_set_bytes(f, "oom.process_in_use", m->procs[self].in_use, prov);
 	if (m->nprocs || kg_size_known(m->process_in_use)) {
 		double n = 0, b = 0, lo = 0, hi = 0;
+		bool all_known = true;
 		for (size_t i = 0; i < m->nprocs; i++) {
 			if ((long)i == self)
 				continue;
 			n++;
+			/* a size that did not parse (out of range: "10^20
+			 * GiB") is unknown, not INT64_MIN bytes */
+			if (!kg_size_known(m->procs[i].in_use)) {
+				all_known = false;
+				continue;
+			}
 			b += (double)m->procs[i].in_use.bytes;
 			lo += (double)m->procs[i].in_use.lo;
 			hi += (double)m->procs[i].in_use.hi;
 		}
 		kg_facts_set_num(f, "oom.other_processes.count", KG_FACT_COUNT, n, prov);
-		kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, b, lo, hi, prov);
+		if (all_known)
+			kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, b, lo, hi, prov);
 	}
 
 	if (inc->tensor) {

@@ -332,7 +332,7 @@ static int check_sets(const kg_options *opt, kg_error *err)
 			/* "0" reads as false for a dataset.* or config.* name */
 			bool zero = sized && x->type == KG_FACT_BOOL && strspn(val, "0") == strlen(val);
 			if (zero || (x->type == KG_FACT_COUNT &&
-				     (x->num != x->num || x->num != (double)(int64_t)x->num ||
+				     (x->num != x->num || x->num != (double)kg_clamp_i64(x->num) ||
 				      x->num < (sized ? 1 : 0))))
 				rc = kg_fail(err, "--set %s: '%s' is not a %s whole number", x->name, val,
 					     sized ? "positive" : "non-negative");
