@@ -342,11 +342,10 @@ static void open_closed_std_fds(void)
 	for (int fd = 0; fd <= 2; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
 			continue;
+		/* the lowest free descriptor is fd itself, so open lands there */
 		int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-		if (nfd >= 0 && nfd != fd) { /* cannot happen: fd is the lowest free */
-			dup2(nfd, fd);
+		if (nfd > 2)
 			close(nfd);
-		}
 	}
 }
 
