@@ -87,6 +87,7 @@ static cJSON *differential_json(const kg_incident *inc)
 		cJSON_AddItemToObject(o, "confidence", str_or_null(h->confidence));
 		cJSON_AddNumberToObject(o, "score", h->score);
 		cJSON_AddBoolToObject(o, "ruled_out", h->ruled_out);
+		cJSON_AddBoolToObject(o, "open", h->open);
 		cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
 		for (size_t k = 0; k < h->nevidence; k++) {
 			cJSON *e = cJSON_CreateObject();
@@ -122,6 +123,10 @@ static cJSON *finding_json(const kg_finding *f)
 		const kg_remedy *r = &f->remedies[i];
 		cJSON *ro = cJSON_CreateObject();
 		cJSON_AddItemToObject(ro, "title", str_or_null(r->title));
+		/* the one-line instruction the text report's help: line prints */
+		char *act = kg_remedy_instruction(r);
+		cJSON_AddStringToObject(ro, "instruction", act);
+		free(act);
 		cJSON *env = cJSON_AddObjectToObject(ro, "env");
 		for (size_t k = 0; k < r->nenv; k++)
 			cJSON_AddStringToObject(env, r->env_names[k], r->env_values[k]);
