@@ -521,7 +521,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 static const char *stat_size(const kg_snapshot *s, const char *key, char *buf, size_t n)
 {
 	const kg_stat *v = kg_snapshot_stat(s, key);
-	return v ? kg_size_format((int64_t)v->value, buf, n) : "?";
+	return v ? kg_size_format(kg_clamp_i64(v->value), buf, n) : "?";
 }
 
 static void snapshot_line(const out *o, const kg_snapshot *snap)

@@ -116,7 +116,7 @@ static int text_wrapped(kg_buf *b, double x, double y, double lh, const char *at
 
 static const char *size_str(double bytes, char *buf, size_t n)
 {
-	return kg_size_format(bytes < 0 ? 0 : (int64_t)llround(bytes), buf, n);
+	return kg_size_format(bytes < 0 ? 0 : kg_clamp_i64(round(bytes)), buf, n);
 }
 
 /* Estimated width in px of s at font-size 11 (sans-serif averages ~0.6 em). */
