@@ -57,6 +57,9 @@ def run(exe, args, stdin=None):
     env = dict(os.environ)
     env.pop("NO_COLOR", None)
     env.pop("CI", None)
+    # the goldens are the UTF-8 report (bars and glyphs): the locale decides
+    # between it and the ASCII one (kg_locale_utf8), so fix it
+    env["LC_ALL"] = "C.UTF-8"
     p = subprocess.run([exe] + args, input=stdin, capture_output=True, env=env, timeout=120)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 

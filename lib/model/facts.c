@@ -340,7 +340,7 @@ char *kg_fact_value_format(kg_fact_type type, double num, const char *str, char 
 {
 	switch (type) {
 	case KG_FACT_BYTES:
-		kg_size_format((int64_t)llround(num), buf, n);
+		kg_size_format(kg_clamp_i64(round(num)), buf, n);
 		break;
 	case KG_FACT_COUNT:
 		if (fabs(num) < 1e15 && num == floor(num))
@@ -615,7 +615,15 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		if (!kg_size_known(reserved) && kg_size_known(m->allocated) &&
 		    kg_size_known(m->reserved_unallocated))
 			reserved.lo = m->allocated.lo + m->reserved_unallocated.lo;
+		bool all_known = true;
 		for (size_t i = 0; i < m->nprocs; i++) {
+			if (!kg_size_known(m->procs[i].in_use)) {
+				/* a size that did not parse: unknown, not
+				 * INT64_MIN bytes (issue 26) */
+				all_known = false;
+				n++;
+				continue;
+			}
 			double b = (double)m->procs[i].in_use.bytes;
 			sum += b;
 			n++;
@@ -628,23 +636,32 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		}
 		kg_facts_set_num(f, "oom.self_unknown", KG_FACT_COUNT, (double)ncand, prov);
 		kg_facts_set_num(f, "oom.other_processes.count", KG_FACT_COUNT, (double)(n - 1), prov);
-		kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, sum - big,
-				      sum - big, sum - small, prov);
+		if (all_known)
+			kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, sum - big,
+					      sum - big, sum - small, prov);
 		char *pids = pid_list(m, -1);
 		kg_facts_set_str(f, "oom.processes.listed", pids, prov);
 		free(pids);
 	} else if (m->nprocs || kg_size_known(m->process_in_use)) {
 		double n = 0, b = 0, lo = 0, hi = 0;
+		bool all_known = true;
 		for (size_t i = 0; i < m->nprocs; i++) {
 			if ((long)i == self)
 				continue;
 			n++;
+			/* a size that did not parse (out of range: "10^20
+			 * GiB") is unknown, not INT64_MIN bytes */
+			if (!kg_size_known(m->procs[i].in_use)) {
+				all_known = false;
+				continue;
+			}
 			b += (double)m->procs[i].in_use.bytes;
 			lo += (double)m->procs[i].in_use.lo;
 			hi += (double)m->procs[i].in_use.hi;
 		}
 		kg_facts_set_num(f, "oom.other_processes.count", KG_FACT_COUNT, n, prov);
-		kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, b, lo, hi, prov);
+		if (all_known)
+			kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, b, lo, hi, prov);
 		if (m->nprocs) {
 			char *pids = pid_list(m, -1);
 			kg_facts_set_str(f, "oom.processes.listed", pids, prov);

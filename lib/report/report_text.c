@@ -27,6 +27,7 @@ typedef struct out {
 	FILE *f;
 	bool color;
 	int width;         /* wrap at this many columns; 0 = never */
+	bool ascii;        /* ASCII glyphs (kg_ascii_glyphs): not a UTF-8 locale */
 } out;
 
 static const char *col(const out *o, const char *c)
@@ -53,7 +54,19 @@ static const char *sz(kg_size s, char *buf, size_t n)
  * at spaces so no piece is wider than the terminal, continuing under the
  * line's own indent plus four columns; columns count UTF-8 characters and
  * skip ANSI colour sequences. */
+static void emit_line(const out *o, const char *text);
 static void emit(const out *o, const char *text)
+{
+	if (!o->ascii) {
+		emit_line(o, text);
+		return;
+	}
+	char *a = kg_ascii_glyphs(text);
+	emit_line(o, a);
+	free(a);
+}
+
+static void emit_line(const out *o, const char *text)
 {
 	if (o->width <= 0) {
 		fprintf(o->f, "%s\n", text);
@@ -219,6 +232,11 @@ static void memory_lines(const out *o, const kg_incident *inc)
  * request drawn over the bar. */
 static const char *const bar_glyph[6] = {"█", "▓", "▒", "░", "?", "·"};
 static const char *const request_glyph = "╳";
+/* The same in ASCII, for a locale that is not UTF-8 (kg_text_style.ascii):
+ * # allocated, % cached unused, * non-PyTorch, o other processes,
+ * ? unaccounted, . free, X the request (none of them a sign the budget
+ * line's arithmetic uses). */
+static const char *const bar_glyph_ascii[6] = {"#", "%", "*", "o", "?", "."};
 #define BAR_CELLS 32
 #define BAR_OVERFLOW 8
 
@@ -253,7 +271,7 @@ static void budget_bar(const out *o, const kg_budget *b)
 		if (p[i].kind == 5 && free_at < 0)
 			free_at = nc;
 		for (int c = 0; c < cells[i]; c++)
-			cell[nc++] = bar_glyph[p[i].kind];
+			cell[nc++] = (o->ascii ? bar_glyph_ascii : bar_glyph)[p[i].kind];
 	}
 	if (free_at < 0)
 		free_at = nc;
@@ -332,45 +350,6 @@ static void differential_line(const out *o, const kg_incident *inc)
 		}
 	}
 	kg_buf_free(&b);
-}
-
-/* The finding that states the cause: of those whose evidence supports
- * it, the strongest (a decisive closed form before the phase it happened
- * in: its remedy has the numbers), the first on ties; or NULL. */
-static const kg_finding *cause_finding(const kg_incident *inc)
-{
-	const kg_finding *best = NULL;
-	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause) &&
-		    (!best || f->strength > best->strength))
-			best = f;
-	}
-	return best;
-}
-
-/* The finding whose first remedy is line 2 (the one action): the cause's;
- * for an undetermined cause, the leading hypothesis's when it has weak
- * support and a remedy, else the first category-none finding with a
- * remedy: the input that would decide (rules/general.yaml). */
-static const kg_finding *action_finding(const kg_incident *inc)
-{
-	if (inc->cause)
-		return cause_finding(inc);
-	const kg_hypothesis *top = inc->ndifferential ? &inc->differential[0] : NULL;
-	for (size_t k = 0; top && !top->open && !top->ruled_out && k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->nremedies && f->supports && !f->refutes && !strcmp(f->supports, top->cause) &&
-		    f->category && kg_vocab_index(&kg_categories, f->category) != KG_CATEGORY_NONE)
-			return f;
-	}
-	for (size_t k = 0; k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->nremedies && f->category &&
-		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
-			return f;
-	}
-	return NULL;
 }
 
 /* Remedy titles already printed for this incident (a remedy appears once). */
@@ -480,7 +459,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		return;
 	seen done = {0};
 	/* line 2: the one action */
-	const kg_finding *cf = cause_finding(inc), *af = action_finding(inc);
+	const kg_finding *cf = kg_incident_cause_finding(inc), *af = kg_incident_action_finding(inc);
 	if (af && af->nremedies) {
 		const kg_remedy *r = &af->remedies[0];
 		char *act = kg_remedy_instruction(r);
@@ -498,8 +477,8 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 	/* the budget and the arithmetic */
 	budget_bar(o, &inc->budget);
 	char bl[600];
-	bool has_budget = kg_budget_line(&inc->budget, inc->budget.consistent ? bar_glyph : NULL,
-					 bl, sizeof bl) != NULL;
+	bool has_budget = kg_budget_line(&inc->budget, !inc->budget.consistent ? NULL :
+					 o->ascii ? bar_glyph_ascii : bar_glyph, bl, sizeof bl) != NULL;
 	if (has_budget)
 		evidence(o, "", bl);
 	if (cf)
@@ -549,7 +528,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 static const char *stat_size(const kg_snapshot *s, const char *key, char *buf, size_t n)
 {
 	const kg_stat *v = kg_snapshot_stat(s, key);
-	return v ? kg_size_format((int64_t)v->value, buf, n) : "?";
+	return v ? kg_size_format(kg_clamp_i64(v->value), buf, n) : "?";
 }
 
 static void snapshot_line(const out *o, const kg_snapshot *snap)
@@ -574,7 +553,7 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 
 void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 {
-	out o = {f, style && style->color, style ? style->width : 0};
+	out o = {f, style && style->color, style ? style->width : 0, style && style->ascii};
 	bool quiet = style && style->quiet, verbose = style && style->verbose;
 	/* notes about the input: after the incidents, so that line 1 is the
 	 * first verdict; first when there is no incident */
