@@ -179,6 +179,10 @@ typedef struct kg_incident {
 	kg_followup *followups;
 	size_t nfollowups;
 	int duplicates;           /* how many identical copies were folded in */
+	int repeats_before;       /* earlier incidents of the same input with
+	                             the same message text that were not folded
+	                             into it (another step, epoch, or far apart):
+	                             the same OOM raised again */
 	int64_t progress_done, progress_total; /* the last progress line
 	                             before the OOM (context.h
 	                             kg_ctx_progress), KG_NONE when none */

@@ -877,6 +877,12 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 		kg_incident_free(&inc);
 		return;
 	}
+	{
+		size_t cnt;
+		kg_incident *v = incidents_of(sc, &cnt);
+		for (size_t k = 0; k < cnt; k++)
+			inc.repeats_before += same_str(v[k].message, inc.message);
+	}
 	for (size_t i = 0; i < sc->npending; i++) {
 		kg_followup *f = &sc->pending[i];
 		if (L->lineno - f->line <= 20)
