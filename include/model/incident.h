@@ -179,6 +179,7 @@ typedef struct kg_incident {
 	kg_followup *followups;
 	size_t nfollowups;
 	int duplicates;           /* how many identical copies were folded in */
+	int ooms_before;          /* earlier incidents of the same input */
 	int repeats_before;       /* earlier incidents of the same input with
 	                             the same message text that were not folded
 	                             into it (another step, epoch, or far apart):

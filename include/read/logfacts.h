@@ -28,6 +28,8 @@
  *   log.tf.total / log.tf.free          bytes   TensorFlow's device at start-up
  *   log.tf.device                       bytes   the memory TensorFlow created
  *                                               its device with
+ *   log.notebook                        bool    an IPython/Jupyter traceback
+ *                                               line before the OOM
  *
  * "allocated" readings are preferred; when the log only prints reserved
  * memory (or peaks), those are used and log.allocated.kind says which. */
@@ -90,6 +92,8 @@ typedef struct kg_log_markers {
 	int64_t tf_device;         /* bytes of "Created [TensorFlow] device …
 	                              with N MB memory", KG_NONE when none */
 	long tf_device_line;
+	long notebook_line;        /* first IPython/Jupyter traceback line
+	                              ("<ipython-input-", "Cell In["), 0 if none */
 } kg_log_markers;
 
 /* Reads the markers on one line into m (only kinds not yet seen). Returns

@@ -244,6 +244,8 @@ static const kg_fact_info registry[] = {
 	{"log.allocated.monotonic", T, "readings never fall from one point to the next, and rise overall"},
 	{"log.parallel_jobs", C, "largest parallelism hint in the log (n_jobs, Parallel: N, nproc_per_node, pytest -n)"},
 	{"log.repeats_before", C, "earlier OOMs of this input with the very same message, raised again (another step or epoch, or far apart; not a copy of this one printed twice)"},
+	{"log.ooms_before", C, "earlier OOMs of this input (any message)"},
+	{"log.notebook", T, "an IPython/Jupyter traceback line (<ipython-input-, Cell In[) at or before the OOM"},
 	{"log.platform", S, "the platform a log line names before the OOM: wsl (microsoft-standard-WSL2, /usr/lib/wsl/, WSL2) or jetson (NvMap, Tegra, Jetson)"},
 	{"log.platform.text", S, "that line (at most 159 bytes)"},
 	{"log.tf.total", B, "TensorFlow's device at start-up: totalMemory (1.x) or deviceMemorySize (2.x)"},
@@ -705,6 +707,7 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 	if (inc->duplicates)
 		kg_facts_set_num(f, "duplicates", KG_FACT_COUNT, inc->duplicates, prov);
 	kg_facts_set_num(f, "log.repeats_before", KG_FACT_COUNT, inc->repeats_before, prov);
+	kg_facts_set_num(f, "log.ooms_before", KG_FACT_COUNT, inc->ooms_before, prov);
 	if (inc->during_handling_line) {
 		char *hp = prov_at(path, inc->during_handling_line);
 		kg_facts_set_num(f, "log.during_exception_line", KG_FACT_COUNT,

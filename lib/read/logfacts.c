@@ -592,6 +592,11 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 			kg_facts_set_bytes(f, "log.tf.free", mk->tf_free, prov);
 		free(prov);
 	}
+	if (mk->notebook_line && (before <= 0 || mk->notebook_line <= before)) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->notebook_line);
+		kg_facts_set_num(f, "log.notebook", KG_FACT_BOOL, 1, prov);
+		free(prov);
+	}
 	if (mk->tf_device_line && (before <= 0 || mk->tf_device_line < before)) {
 		char *prov = kg_asprintf("%s:%ld", path, mk->tf_device_line);
 		kg_facts_set_num(f, "log.tf.device", KG_FACT_BYTES, (double)mk->tf_device, prov);

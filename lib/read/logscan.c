@@ -880,6 +880,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	{
 		size_t cnt;
 		kg_incident *v = incidents_of(sc, &cnt);
+		inc.ooms_before = (int)cnt;
 		for (size_t k = 0; k < cnt; k++)
 			inc.repeats_before += same_str(v[k].message, inc.message);
 	}
@@ -1090,6 +1091,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 	}
 	if ((cls & A_CTX) && n > 14 && memmem(s, n, "memory summary", 14))
 		summary_start(sc, s, n, L->lineno);
+	/* a notebook's traceback (logfacts.h markers) */
+	if (sc->lf && !sc->lf->markers.notebook_line && (cls & (A_TB | A_CTX)) &&
+	    (memmem(s, n, "<ipython-input-", 15) || memmem(s, n, "Cell In[", 8)))
+		sc->lf->markers.notebook_line = L->lineno;
 	bool in_tb = (cls & A_TB) || sc->tb_active ? tb_feed(sc, s, n, L->lineno) : false;
 
 	/* step, epoch and the log's phase words are resolved lazily, when an
@@ -1190,7 +1195,7 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	/* platform markers (logfacts.h; TensorFlow's start-up lines have
 	 * "memory"/"Memory" and are read with the readings). The table holds
 	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */
-	{"WSL", A_CTX}, {"NvMap", A_CTX}, {"Jetson", A_CTX},
+	{"WSL", A_CTX}, {"NvMap", A_CTX}, {"Jetson", A_CTX}, {"Cell In[", A_CTX},
 	/* the batch that ran (kg_parse_batch_hint) */
 	{"batch", A_CTX}, {"Batch", A_CTX}, {"_bs", A_CTX}, {"accum", A_CTX}, {"Accum", A_CTX},
 };
