@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util.h"
+#include "model/util.h"
 
 typedef struct tc_case {
 	const char *file;    /* base name, for messages */

@@ -1,12 +1,12 @@
-/* test_atoms.c — the literal prefilter (lib/atoms.c) against a naive search:
+/* test_atoms.c — the literal prefilter (lib/read/atoms.c) against a naive search:
  * random literal sets (short ones, shared prefixes, bytes ≥ 0x80, literals
  * shorter than the fingerprint) and random buffers over a small alphabet so
  * that matches, near misses and fingerprint collisions are frequent; every
  * code path the CPU has (scalar, SSSE3, AVX2, AVX-512 VBMI; NEON on
  * aarch64) must give the position, classes and newline count the naive
  * search gives, for every start offset and buffer end. */
-#include "atoms.h"
-#include "logscan.h"
+#include "read/atoms.h"
+#include "read/logscan.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* test_atoms_paths.c — every vector path of the literal prefilter
- * (lib/atoms.c: SSSE3, AVX2, AVX-512 VBMI on x86-64; NEON on aarch64, run
+ * (lib/read/atoms.c: SSSE3, AVX2, AVX-512 VBMI on x86-64; NEON on aarch64, run
  * there or under qemu-user: .ci/aarch64) against its scalar path. Each
  * buffer's hits are enumerated on both (kg_atoms_find_lines from `from`,
  * then from each hit + 1) and every hit's position, classes and newline
@@ -7,8 +7,8 @@
  * every atom at every alignment to the vectors, with newlines around it
  * and cut short by the buffer's end; every length 0..200; long random
  * buffers; the golden logs (testdata/logs). */
-#include "atoms.h"
-#include "logscan.h"
+#include "read/atoms.h"
+#include "read/logscan.h"
 #include "tap.h"
 
 #include <dirent.h>

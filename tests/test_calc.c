@@ -6,10 +6,10 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
-#include "calc.h"
+#include "diagnose/calc.h"
 #include "tap.h"
-#include "units.h"
-#include "util.h"
+#include "model/units.h"
+#include "model/util.h"
 
 #define MiB (1LL << 20)
 #define GiB (1LL << 30)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_ci.h"
+#include "report/report_ci.h"
 #include "tap.h"
 #include "test_ci_formats_fixture.h"
 

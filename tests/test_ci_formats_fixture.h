@@ -11,9 +11,9 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
-#include "incident.h"
-#include "report.h"
-#include "util.h"
+#include "model/incident.h"
+#include "report/report.h"
+#include "model/util.h"
 
 #define FIXTURE_LOG "runs/trial,7:gpu0/tune.log"
 

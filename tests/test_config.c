@@ -6,7 +6,7 @@
 
 #include <time.h>
 
-#include "config.h"
+#include "read/config.h"
 
 #include "tap.h"
 

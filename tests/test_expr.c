@@ -1,10 +1,10 @@
 /* test_expr.c — the `when` expression language: parsing, precedence,
  * units, three-valued logic, near() with printed-size intervals,
  * matches(), errors with their offsets, and value formatting. */
-#include "expr.h"
-#include "facts.h"
+#include "diagnose/expr.h"
+#include "model/facts.h"
 #include "tap.h"
-#include "units.h"
+#include "model/units.h"
 
 #include <stdlib.h>
 

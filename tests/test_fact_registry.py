@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """test_fact_registry.py EXE SOURCE_ROOT — every fact the library sets is
-registered (lib/facts.c, `kgmem-diagnose rules facts`), so rules can use it
+registered (lib/model/facts.c, `kgmem-diagnose rules facts`), so rules can use it
 and `rules check` accepts it. Finds the string literals passed as the name
-of a fact to the setters in lib/*.c and checks each against the registry
+of a fact to the setters in lib/*/*.c and checks each against the registry
 (an exact name, or a "prefix.*" family). Prints TAP."""
 import glob
 import os
@@ -24,7 +24,7 @@ SETTERS = re.compile(r'\b(kg_facts_set_(?:bytes|num|interval|str)|fact_(?:exact|
                      r'\(\s*[a-z_>-]+\s*,\s*"([a-z_][a-z0-9_.]*)"')
 n = 0
 bad = 0
-for path in sorted(glob.glob(os.path.join(root, "lib", "*.c"))):
+for path in sorted(glob.glob(os.path.join(root, "lib", "*", "*.c"))):
     text = open(path, encoding="utf-8").read()
     for m in SETTERS.finditer(text):
         name = m.group(2)

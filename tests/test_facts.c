@@ -1,11 +1,11 @@
 /* test_facts.c — facts from an incident (with derivations and intervals),
  * --set parsing, value formatting, and the log readings / parallelism
  * parsers with their series facts. */
-#include "facts.h"
-#include "incident.h"
-#include "logfacts.h"
+#include "model/facts.h"
+#include "model/incident.h"
+#include "read/logfacts.h"
 #include "tap.h"
-#include "units.h"
+#include "model/units.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -31,7 +31,7 @@ static const char *str(const kg_facts *f, const char *name)
 	return x ? x->str : NULL;
 }
 
-static size_t readings(const char *line, kg_reading *out)
+static size_t readings(const char *line, kg_log_reading *out)
 {
 	return kg_parse_readings(line, strlen(line), out, 8);
 }
@@ -45,7 +45,7 @@ static int64_t hint(const char *line)
 
 
 /* ---- reference for kg_facts_from_log ------------------------------------
- * The direct pass over the readings before the line that lib/logfacts.c
+ * The direct pass over the readings before the line that lib/read/logfacts.c
  * used before it indexed them (main at 199f3ba); the indexed version must
  * give exactly the same facts. */
 static const char *const kind_names[] = {"allocated", "reserved", "max_allocated", "max_reserved"};
@@ -59,7 +59,7 @@ static void reference_from_log(const kg_log_facts *lf, const char *path, long be
 	size_t counts[4] = {0};
 	size_t total = 0;
 	for (size_t i = 0; i < lf->nreadings; i++) {
-		const kg_reading *r = &lf->readings[i];
+		const kg_log_reading *r = &lf->readings[i];
 		if (before > 0 && r->line >= before)
 			continue;
 		counts[r->kind]++;
@@ -87,7 +87,7 @@ static void reference_from_log(const kg_log_facts *lf, const char *path, long be
 	bool by_epoch = false, by_step = false;
 	int64_t e0 = KG_NONE, s0 = KG_NONE;
 	for (size_t i = 0; i < lf->nreadings; i++) {
-		const kg_reading *r = &lf->readings[i];
+		const kg_log_reading *r = &lf->readings[i];
 		if (r->kind != kind || (before > 0 && r->line >= before))
 			continue;
 		if (r->epoch != KG_NONE) {
@@ -106,7 +106,7 @@ static void reference_from_log(const kg_log_facts *lf, const char *path, long be
 	kg_size first = kg_size_none(), last = kg_size_none(), mx = kg_size_none();
 	long first_line = 0, last_line = 0, max_line = 0;
 	for (size_t i = 0; i < lf->nreadings; i++) {
-		const kg_reading *r = &lf->readings[i];
+		const kg_log_reading *r = &lf->readings[i];
 		if (r->kind != kind || (before > 0 && r->line >= before))
 			continue;
 		if (!kg_size_known(first)) {
@@ -218,7 +218,7 @@ static void indexed_matches_reference(void)
 			if (tap_rnd(4) == 0)
 				epoch++;
 			step += tap_rnd(3);
-			kg_reading r = {0};
+			kg_log_reading r = {0};
 			r.kind = (kg_reading_kind)(tap_rnd(5) == 0 ? tap_rnd(4) : 0);
 			double gib = 1 + tap_rnd(40) / 4.0;
 			int64_t b = (int64_t)(gib * 1073741824.0);
@@ -347,7 +347,7 @@ int main(void)
 	TAP_EQ_STR(kg_fact_value_format(KG_FACT_RATIO, 0.005, NULL, buf, sizeof buf), "0.5 %", "small ratio");
 
 	/* readings parser */
-	kg_reading rd[8];
+	kg_log_reading rd[8];
 	TAP_EQ_I64(readings("Epoch 3 | Memory: 3.20GB allocated, 4.10GB reserved", rd), 2, "seed 002 print");
 	TAP_EQ_I64(rd[0].kind, KG_READ_ALLOCATED, "allocated");
 	TAP_EQ_I64(rd[0].value.bytes, sz("3.20 GiB").bytes, "3.20GB read as binary");

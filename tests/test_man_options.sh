@@ -40,7 +40,7 @@ done
 for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
 for e in NO_COLOR FORCE_COLOR CLICOLOR_FORCE CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
 for f in text json jsonl markdown github sarif; do check "format $f" "*$f*" "$page"; done
-# the vocabularies (include/vocab/*.def, one word a line): every cause has
+# the vocabularies (include/model/vocab/*.def, one word a line): every cause has
 # its entry in kgmem-rules(5); every family, device type and phase is
 # listed in both pages
 words() { sed -n 's/^KG_[A-Z]*([A-Z0-9_]*, "\([^"]*\)".*/\1/p' "$mandir/../include/vocab/$1.def"; }
@@ -55,7 +55,7 @@ for v in family device phase; do
 	done
 done
 for c in list show check facts; do check "rules $c" "*rules $c*" "$page"; done
-# every fact in the registry (lib/facts.c, `rules facts`) is in kgmem-rules(5)
+# every fact in the registry (lib/model/facts.c, `rules facts`) is in kgmem-rules(5)
 for f in $("$bin" rules facts | awk '{print $1}'); do
 	esc=$(printf '%s' "$f" | sed 's/_/\\_/g; s/\*/\\*/g')
 	check "fact $f" "*$esc*" "$rules"

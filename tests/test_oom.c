@@ -3,8 +3,8 @@
  * message in, the expected fields out) are data: the .test files in
  * tests/oom/, run by test_oom_cases.c. */
 #include "tap.h"
-#include "oom.h"
-#include "util.h"
+#include "read/oom.h"
+#include "model/util.h"
 
 #include <stdlib.h>
 

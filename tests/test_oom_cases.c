@@ -4,9 +4,9 @@
  * kgmem-diagnose/1. One TAP line per expected field. */
 #include "tap.h"
 #include "cases.h"
-#include "oom.h"
-#include "units.h"
-#include "util.h"
+#include "read/oom.h"
+#include "model/units.h"
+#include "model/util.h"
 
 
 static void put_i64(char *out, size_t cap, int64_t v)

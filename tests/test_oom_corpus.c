@@ -12,8 +12,8 @@
  * Usage: test_oom_corpus dev.jsonl */
 #include "tap.h"
 #include "cases.h"
-#include "oom.h"
-#include "util.h"
+#include "read/oom.h"
+#include "model/util.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "calc.h"
-#include "config.h"
-#include "patch.h"
+#include "diagnose/calc.h"
+#include "read/config.h"
+#include "report/patch.h"
 #include "tap.h"
 #include "cases.h"
 

@@ -3,7 +3,7 @@
  * nested and memo-corrupt input cleanly, and decodes plain data exactly.
  * The hostile inputs are the classic payloads (os.system via GLOBAL/REDUCE,
  * protocol 0 and 4) written out byte by byte. Run from the source root. */
-#include "pickle.h"
+#include "read/pickle.h"
 #include "tap.h"
 
 #include <cjson/cJSON.h>

@@ -3,9 +3,9 @@
  * The rule cases themselves (facts in, the rules that fire and the cause
  * out) are data: the .test files in tests/rules/, run by
  * test_rules_cases.c. */
-#include "rules.h"
+#include "diagnose/rules.h"
 #include "tap.h"
-#include "util.h"
+#include "model/util.h"
 
 #include <stdlib.h>
 

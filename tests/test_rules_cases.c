@@ -4,13 +4,13 @@
  * the shipped rule set ($KG_RULES, default rules/). One TAP line per
  * expected line, plus one per case that the findings are most severe
  * first. */
-#include "facts.h"
-#include "incident.h"
-#include "rules.h"
-#include "differential.h"
+#include "model/facts.h"
+#include "model/incident.h"
+#include "diagnose/rules.h"
+#include "diagnose/differential.h"
 #include "tap.h"
 #include "cases.h"
-#include "util.h"
+#include "model/util.h"
 
 
 static kg_ruleset *RS;

@@ -2,10 +2,10 @@
  * /proc/meminfo from a temporary tree, NVML from tests/fake_nvml (argv[1]:
  * its path), an absent NVML, and the "run" JSON object. */
 #include "tap.h"
-#include "cgroup.h"
-#include "runinfo.h"
-#include "nvml.h"
-#include "report.h"
+#include "read/cgroup.h"
+#include "run/runinfo.h"
+#include "read/nvml.h"
+#include "report/report.h"
 
 #include <cjson/cJSON.h>
 #include <signal.h>

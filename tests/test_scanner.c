@@ -1,13 +1,13 @@
 /* Unit tests for the scanner's line-level parts: noise stripping
  * (logscan.c), traceback frames and phases (traceback.c), and context
  * markers (context.c). Inputs are lines as real logs print them. */
-#include "atoms.h"
-#include "context.h"
-#include "oom.h"
-#include "logscan.h"
+#include "read/atoms.h"
+#include "read/context.h"
+#include "read/oom.h"
+#include "read/logscan.h"
 #include "tap.h"
-#include "traceback.h"
-#include "util.h"
+#include "read/traceback.h"
+#include "model/util.h"
 
 #include <stdlib.h>
 #include <string.h>

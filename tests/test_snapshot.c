@@ -5,9 +5,9 @@
  * DESIGN §5's definitions. Checked three ways: streamed from the pickle,
  * from the fully decoded tree, and from the same dict as JSON. Also
  * memory_stats JSON (flat and nested) and facts. Run from the source root. */
-#include "pickle.h"
-#include "report.h"
-#include "snapshot.h"
+#include "read/pickle.h"
+#include "report/report.h"
+#include "read/snapshot.h"
 #include "tap.h"
 #include "cases.h"
 

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "envelope.h"
-#include "inputs.h"
-#include "source.h"
-#include "util.h"
+#include "read/envelope.h"
+#include "read/inputs.h"
+#include "read/source.h"
+#include "model/util.h"
 
 static char dir[] = "/tmp/kg-test-source-XXXXXX";
 

@@ -2,8 +2,8 @@
  * family memory_summary) give every stats value their "fields" state; plus
  * the eras the corpus lacks (pre-2.0 KB/MB, abbreviated, one line with
  * literal "\n", K/M counts, log prefixes). Run from the source root. */
-#include "report.h"
-#include "summary.h"
+#include "report/report.h"
+#include "read/summary.h"
 #include "tap.h"
 
 #include <cjson/cJSON.h>

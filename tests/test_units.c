@@ -5,8 +5,8 @@
 #include "tap.h"
 #include <ctype.h>
 #include <stdlib.h>
-#include "units.h"
-#include "util.h"
+#include "model/units.h"
+#include "model/util.h"
 
 static void size_case(const char *s, long long want, const char *why)
 {

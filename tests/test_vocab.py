@@ -4,8 +4,8 @@ README lists the families and phases).
 
 The closed vocabularies of kgmem-diagnose/1 (message families, frameworks,
 device types, severities, cause categories, phases) are X-macro lists in
-include/vocab/*.def. This test reads them and greps the C sources (lib/,
-cli/, include/, comments stripped) for a string literal that spells one of
+include/model/vocab/*.def. This test reads them and greps the C sources (lib/,
+src/, include/, comments stripped) for a string literal that spells one of
 their words: such a literal is a stray copy that can drift from the table.
 
 A literal that is log or code text rather than a vocabulary value (a word
@@ -56,8 +56,8 @@ def strip_comments(text):
 
 
 vocab = {}  # word -> [vocabulary names]
-defs = sorted(glob.glob(os.path.join(root, "include", "vocab", "*.def")))
-check(len(defs) >= 6, "include/vocab has the .def lists (%d)" % len(defs))
+defs = sorted(glob.glob(os.path.join(root, "include", "model", "vocab", "*.def")))
+check(len(defs) >= 6, "include/model/vocab has the .def lists (%d)" % len(defs))
 for d in defs:
     name = os.path.basename(d)[:-4]
     words = re.findall(r'^KG_[A-Z]+\([A-Z0-9_]+, "([^"]+)"', strip_comments(open(d).read()), re.M)
@@ -68,12 +68,12 @@ for d in defs:
 # the README's JSON section lists every family and phase
 readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
 for name in ("family", "phase"):
-    d = os.path.join(root, "include", "vocab", name + ".def")
+    d = os.path.join(root, "include", "model", "vocab", name + ".def")
     for w in re.findall(r'^KG_[A-Z]+\([A-Z0-9_]+, "([^"]+)"', strip_comments(open(d).read()), re.M):
         check("`%s`" % w in readme, "README.md lists %s %s" % (name, w))
 
-sources = sorted(glob.glob(os.path.join(root, "lib", "*.c")) + glob.glob(os.path.join(root, "cli", "*.[ch]")) +
-                 glob.glob(os.path.join(root, "include", "*.h")))
+sources = sorted(glob.glob(os.path.join(root, "lib", "*", "*.c")) + glob.glob(os.path.join(root, "src", "*.[ch]")) +
+                 glob.glob(os.path.join(root, "include", "*", "*.h")))
 check(len(sources) > 30, "C sources found (%d)" % len(sources))
 
 

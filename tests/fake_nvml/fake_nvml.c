@@ -1,7 +1,7 @@
 /* fake_nvml.c — a stand-in libnvidia-ml.so.1 for tests on machines without
  * a GPU: two devices, three compute processes (one of them the process
  * named by FAKE_NVML_PID, default the caller's parent), the entry points
- * lib/nvml.c uses with NVML's documented signatures. FAKE_NVML_FAIL_INIT=1
+ * lib/read/nvml.c uses with NVML's documented signatures. FAKE_NVML_FAIL_INIT=1
  * makes nvmlInit_v2 fail as with no driver loaded (NVML_ERROR_DRIVER_NOT_LOADED). */
 #include <stdlib.h>
 #include <string.h>

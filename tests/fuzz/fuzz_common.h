@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "source.h"
+#include "read/source.h"
 
 /* Opens data[0..size) as a kg_source named `name` (a memfd, so gzip and
  * sniffing work as for a file). Returns 0, or -1 with err (the source must

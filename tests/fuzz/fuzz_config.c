@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "read/config.h"
 #include "kg_build.h"
-#include "patch.h"
+#include "report/patch.h"
 
 static void oracle(const kg_config *c, const kg_patch *p, const char *const *roles, size_t nroles)
 {

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "envelope.h"
+#include "read/envelope.h"
 #include "fuzz_common.h"
-#include "source.h"
+#include "read/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

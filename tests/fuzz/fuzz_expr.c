@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "expr.h"
-#include "facts.h"
-#include "units.h"
+#include "diagnose/expr.h"
+#include "model/facts.h"
+#include "model/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

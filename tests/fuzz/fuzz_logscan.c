@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "fuzz_common.h"
-#include "logfacts.h"
-#include "logscan.h"
-#include "oom.h"
-#include "report.h"
-#include "source.h"
+#include "read/logfacts.h"
+#include "read/logscan.h"
+#include "read/oom.h"
+#include "report/report.h"
+#include "read/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,11 +15,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "diagnose.h"
+#include "run/pipeline.h"
 #include "kg_build.h"
-#include "report.h"
-#include "report_ci.h"
-#include "util.h"
+#include "report/report.h"
+#include "report/report_ci.h"
+#include "model/util.h"
 
 #define FUZZ_CONFIG_SEP "\n--- kgmem-fuzz config ---\n"
 

@@ -6,9 +6,10 @@
  * is turned into facts and printed as text. */
 #include <stdint.h>
 #include <stdio.h>
-#include "facts.h"
+#include "model/facts.h"
 #include "fuzz_common.h"
-#include "snapshot.h"
+#include "read/snapshot.h"
+#include "report/snapshot_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "summary.h"
+#include "read/summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

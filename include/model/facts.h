@@ -1,0 +1,126 @@
+/* facts.h — named, typed facts with provenance (DESIGN §2). Everything the
+ * rules may use is a fact: parsed numbers of an incident, snapshot metrics,
+ * config values by role, --set overrides, calculator outputs, readings
+ * found earlier in the log. Names are stable, dotted, lower-case
+ * (`oom.requested`, `config.eval_batch_size`, `calc.full_ranking.bytes`);
+ * the registry of known names lives in facts.c (kg_fact_registry) and is
+ * printed by `kgmem-diagnose rules facts` and listed in kgmem-rules(5).
+ *
+ * Derived facts (oom.reserved for 2.x, oom.non_pytorch, oom.headroom, …) are
+ * computed in one place, kg_facts_derive(), from the stated ones; printed
+ * size intervals propagate through the arithmetic (sum: [lo1+lo2, hi1+hi2];
+ * difference: [lo1−hi2, hi1−lo2]; ratio: [lo1/hi2, hi1/lo2]). */
+#ifndef KG_FACTS_H
+#define KG_FACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/units.h"
+#include "model/util.h"
+
+struct kg_incident;
+
+typedef enum kg_fact_type {
+	KG_FACT_BYTES,   /* num = bytes; lo/hi = printed-size interval */
+	KG_FACT_COUNT,   /* num = a count (entities, steps, pids, …) */
+	KG_FACT_RATIO,   /* num in [0, 1] typically (fragmentation, share) */
+	KG_FACT_STRING,  /* str */
+	KG_FACT_BOOL,    /* num = 0 or 1 */
+} kg_fact_type;
+
+typedef struct kg_fact {
+	char *name;
+	kg_fact_type type;
+	double num;            /* value for BYTES/COUNT/RATIO/BOOL */
+	double lo, hi;         /* uncertainty interval (== num when exact) */
+	char *str;             /* value for STRING */
+	char *provenance;      /* "crash.log:1234", "cfg.yaml:12", "--set", … */
+	bool derived;          /* computed by kg_facts_derive (recomputed there) */
+} kg_fact;
+
+typedef struct kg_facts {
+	kg_fact *v;            /* in insertion order */
+	size_t n;
+	/* name index (open addressing): ix[h] = 1 + index into v, 0 = empty;
+	 * ixcap is 0 or a power of two above 2n. Kept by the functions below;
+	 * zero-initialised is an empty set. */
+	uint32_t *ix;
+	size_t ixcap;
+} kg_facts;
+
+/* Setters replace an existing fact of the same name. prov may be NULL. */
+void kg_facts_set_bytes(kg_facts *f, const char *name, kg_size s, const char *prov);
+void kg_facts_set_num(kg_facts *f, const char *name, kg_fact_type type, double v, const char *prov);
+/* A number with an uncertainty interval [lo, hi] (lo <= v <= hi). */
+void kg_facts_set_interval(kg_facts *f, const char *name, kg_fact_type type,
+			   double v, double lo, double hi, const char *prov);
+void kg_facts_set_str(kg_facts *f, const char *name, const char *s, const char *prov);
+/* The fact named name (exact, case-sensitive), or NULL. A hash lookup:
+ * constant time whatever the number of facts. The pointer stays valid until
+ * the next set or remove on f. */
+const kg_fact *kg_facts_get(const kg_facts *f, const char *name);
+/* Sets every fact of src in dst, in src's order (each replaces a fact of
+ * the same name, as its setter would): the same result as setting them
+ * one by one. Derived flags are not copied; derive afterwards if needed. */
+void kg_facts_merge(kg_facts *dst, const kg_facts *src);
+/* Removes a fact (no-op when absent); linear in the number of facts. */
+void kg_facts_remove(kg_facts *f, const char *name);
+void kg_facts_free(kg_facts *f);
+
+/* ---- registry of known fact names ------------------------------------ */
+
+typedef struct kg_fact_info {
+	const char *name;   /* exact name, or a prefix ending in ".*" */
+	kg_fact_type type;  /* for a prefix: the usual type (see kg_facts_set_arg) */
+	const char *desc;   /* one line */
+} kg_fact_info;
+
+/* The registry, in a fixed order; *n receives its length. */
+const kg_fact_info *kg_fact_registry(size_t *n);
+/* The registry entry that admits name (exact match first, then the longest
+ * matching "prefix.*" entry), or NULL for an unknown name. */
+const kg_fact_info *kg_fact_info_find(const char *name);
+
+/* ---- facts from evidence --------------------------------------------- */
+
+/* Turns every parsed number and string of inc into facts named as in the
+ * registry, with provenance "PATH:LINE" (path is the input's display name;
+ * NULL uses inc->path), then runs kg_facts_derive(). Existing facts of the
+ * same names are replaced; facts the incident does not state are left
+ * alone (never set to 0). */
+void kg_facts_from_incident(const struct kg_incident *inc, const char *path, kg_facts *facts);
+
+/* Computes every derived fact from the stated ones (DESIGN §2), in one
+ * place: oom.reserved (2.x: allocated + reserved_unallocated),
+ * oom.reserved_unallocated (1.x: reserved − allocated), oom.non_pytorch
+ * (total − free − reserved), oom.outside_process (total − free −
+ * process_in_use), oom.self_non_pytorch (process_in_use − reserved),
+ * oom.process_share, oom.used_share, oom.headroom (free +
+ * reserved_unallocated), parallel.per_job, parallel.max_jobs,
+ * torch.version_code. A fact that was stated or --set is never
+ * overwritten; a derived fact whose inputs vanished is removed. */
+void kg_facts_derive(kg_facts *facts);
+
+/* Parses "NAME=VALUE" (the --set option) and sets the fact with provenance
+ * "--set", then re-derives. The value is read by the registry type of NAME:
+ * bytes take a printed size ("12GiB", "12 GiB", "1.5GB" = binary units; a
+ * bare integer is bytes), counts a decimal number ("40943", "40,943" and
+ * "40_943" accepted), ratios a number or a percentage ("0.9", "90%"),
+ * bools true/false/yes/no/1/0, strings anything. For a "prefix.*" name
+ * (config.*, dataset.*, calc.*) the value decides: a size with a unit is
+ * bytes, true/false a bool, a number a count, anything else a string.
+ * Returns 0, or -1 with err ("--set NAME: reason") for an unknown name or
+ * a value of the wrong shape. */
+int kg_facts_set_arg(kg_facts *f, const char *name_eq_value, kg_error *err);
+
+/* Formats a fact's value in its unit into buf: bytes as c10 format_size
+ * ("19.99 GiB"), counts with thousands separators ("40,943"; non-integers
+ * with two decimals), ratios as a percentage ("97 %", below 10 % one
+ * decimal "0.5 %"), bools "true"/"false", strings as they are. */
+char *kg_fact_value_format(kg_fact_type type, double num, const char *str, char *buf, size_t n);
+
+/* "bytes", "count", "ratio", "string", "bool". */
+const char *kg_fact_type_name(kg_fact_type t);
+
+#endif

@@ -1,0 +1,205 @@
+/* incident.h — the evidence model: one OOM (or OOM-like failure) with its
+ * place in the input, its parsed numbers, traceback frames and context.
+ * Field names follow the JSON schema `kgmem-diagnose/1` (DESIGN §4); every
+ * size is bytes with its printed-size interval (units.h), KG_NONE when the
+ * message does not state it. */
+#ifndef KG_INCIDENT_H
+#define KG_INCIDENT_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "model/units.h"
+#include "model/vocab.h"
+
+typedef struct kg_proc {
+	int64_t pid;       /* KG_NONE for "Process has X" without a pid */
+	kg_size in_use;
+} kg_proc;
+
+/* Sizes as the message states them (DESIGN §4 "Field meanings"). */
+typedef struct kg_memory {
+	kg_size requested;            /* "Tried to allocate" (the segment size) */
+	bool requested_overflow;      /* the request as printed is >= 2^63 bytes
+					 (requested is then not known) */
+	kg_size total_capacity;
+	kg_size free;
+	kg_size allocated;
+	kg_size reserved;             /* 1.x "reserved in total by PyTorch" */
+	kg_size reserved_unallocated; /* 2.x, and 1.0–1.3 "cached" */
+	kg_size process_in_use;       /* "this process has" / "Process has" */
+	kg_size allowed;              /* memory fraction / MPS max allowed */
+	kg_size private_pools;        /* "allocated in private pools" */
+	kg_size other_allocations;    /* MPS "other allocations" */
+	kg_proc *procs;               /* "Process N has X memory in use" */
+	size_t nprocs;
+} kg_memory;
+
+typedef struct kg_tensor {
+	int64_t *shape;
+	size_t ndim;
+	char dtype[24];   /* PyTorch names: float32, float64, int64, … or "" */
+	int64_t bytes;    /* product of shape × dtype width, KG_NONE if unknown */
+} kg_tensor;
+
+typedef struct kg_frame {
+	char *file;
+	long line;        /* 0 when not known */
+	char *function;   /* NULL when not known */
+	char *code;       /* source line shown under the frame, or NULL */
+} kg_frame;
+
+/* A follow-on error linked to the incident it follows (DESIGN §2:
+ * consequences, not causes). kind: "device-side-assert",
+ * "illegal-memory-access", "nccl-timeout", "elastic-child-failed",
+ * "cuda-error" (other sticky CUDA error after the OOM). */
+typedef struct kg_followup {
+	const char *kind;
+	long line;
+	char *text;       /* the line, noise-stripped, at most 300 bytes */
+} kg_followup;
+
+/* The memory budget of one incident at the moment of the failure
+ * (DIAGNOSIS §1), bytes, each KG_NONE when the inputs do not give it:
+ *   capacity = free + allocated + cached_unused   (this process's PyTorch
+ *            + non_pytorch                          reserved; non-PyTorch
+ *            + other_processes + unaccounted        memory of this process)
+ * PyTorch 1.x messages do not state what this process has in use: then
+ * non_pytorch and other_processes are KG_NONE and unaccounted holds the
+ * CUDA context and other processes together (split_uncertain). */
+typedef struct kg_budget {
+	int64_t capacity, free, allocated, cached_unused;
+	int64_t non_pytorch, other_processes, unaccounted;
+	int64_t requested;        /* the segment that did not fit */
+	bool split_uncertain;     /* unaccounted = context + others, split unknown */
+	bool consistent;          /* the parts fit in capacity (false: the
+	                             message's numbers contradict each other,
+	                             e.g. allocated > total capacity) */
+} kg_budget;
+
+/* One piece of evidence in the differential: the rule that found it, its
+ * one-line statement, and its weight for (against == false) or against
+ * the hypothesis. */
+typedef struct kg_evidence {
+	char *text;
+	char *source;             /* rule id */
+	enum kg_strength strength;
+	bool against;
+} kg_evidence;
+
+/* One hypothesis of the differential (DIAGNOSIS §3): a cause with the
+ * evidence for and against it, its summed score, its confidence (NULL
+ * when only weak evidence supports it) and what would confirm or refute
+ * it. */
+typedef struct kg_hypothesis {
+	const char *cause;        /* a word of kg_categories (static) */
+	const char *confidence;   /* a word of kg_confidences, or NULL */
+	int score;
+	bool ruled_out;           /* decisive evidence against it */
+	kg_evidence *evidence;
+	size_t nevidence;
+	const char *to_confirm;   /* static text */
+} kg_hypothesis;
+
+/* One remedy of a finding: environment settings, config roles to set (DESIGN
+ * §2: roles, never raw paths), code changes in words, and a caveat. */
+typedef struct kg_remedy {
+	char *title;
+	char **env_names, **env_values;   /* nenv pairs */
+	size_t nenv;
+	char **set_roles, **set_values;   /* nset pairs; values already rendered */
+	size_t nset;
+	char **set_keys;                  /* nset entries or NULL: the loaded
+	                                     config's own dotted key for each
+	                                     role ("data.test_bs"), NULL where
+	                                     no config names it (diagnose.c) */
+	char *code;                       /* code change in words, or NULL */
+	char *caveat;                     /* or NULL */
+} kg_remedy;
+
+/* One fired rule. */
+typedef struct kg_finding {
+	char *rule;                /* rule id, e.g. "fragmentation.reserved-unallocated" */
+	char *category;            /* a word of kg_categories (vocab.h) */
+	enum kg_severity severity;
+	const char *supports;      /* the hypothesis it is evidence about (a
+	                              cause word), or NULL (cascade, none) */
+	bool refutes;              /* evidence against `supports` */
+	bool refines;              /* says why this process filled the device:
+	                              its hypothesis takes capacity's evidence */
+	enum kg_strength strength;
+	char *title;
+	char *message;             /* templated, facts formatted in their units */
+	char **evidence;           /* "= …" lines */
+	size_t nevidence;
+	kg_remedy *remedies;
+	size_t nremedies;
+} kg_finding;
+
+typedef struct kg_incident {
+	int id;                   /* 1-based, in input order */
+	const char *kind;         /* "oom", "oom-warning" (a retried,
+	                             non-fatal allocator failure, e.g. TF BFC
+	                             "freed_by_count") or "oom-suspected" (an
+	                             OOM in disguise: no cuDNN algorithm's
+	                             workspace fitted) */
+	const char *family;       /* message layout: a word of kg_families */
+	const char *framework;    /* a word of kg_frameworks, or NULL */
+	char *path;               /* input display name ("-" → "<stdin>") */
+	long line;                /* 1-based line of the message's first line */
+	char time[40];            /* that line's time stamp as printed (RFC 3339 /
+	                             ISO 8601: a log prefix, or the envelope's,
+	                             envelope.h), "" when it has none */
+	const char *device_type;  /* a word of kg_device_types, or NULL */
+	int64_t device_index;     /* KG_NONE when not stated */
+	int64_t rank, step, epoch;/* KG_NONE when not known */
+	const char *phase;        /* a word of kg_phases, or NULL */
+	const char *phase_source; /* "frames" or "log" or NULL */
+	const char *cause;        /* a word of kg_categories, filled by the
+	                             differential, or NULL when undetermined */
+	const char *confidence;   /* a word of kg_confidences, or NULL */
+	kg_budget budget;         /* filled before the rules run */
+	kg_hypothesis *differential; /* hypotheses, most likely first */
+	size_t ndifferential;
+	kg_memory mem;
+	kg_tensor *tensor;        /* NULL unless the message gives a shape */
+	char *status;             /* CUBLAS_STATUS_ALLOC_FAILED, … or NULL */
+	char *message;            /* the OOM text as matched, noise-stripped,
+	                             whitespace-collapsed, at most 4 KiB */
+	char *alloc_conf;         /* echoed PYTORCH_[CUDA_]ALLOC_CONF value */
+	char *alloc_conf_var;     /* which variable echoed it */
+	long alloc_conf_line;
+	kg_frame *frames;         /* outermost first, as Python prints them */
+	size_t nframes;
+	kg_followup *followups;
+	size_t nfollowups;
+	int duplicates;           /* how many identical copies were folded in */
+	long during_handling_line;/* the "During handling of the above
+	                             exception, another exception occurred"
+	                             line before this OOM's traceback: it was
+	                             raised while an earlier exception was
+	                             handled; 0 when not */
+	kg_finding *findings;     /* filled by the rules engine, most severe first */
+	size_t nfindings;
+} kg_incident;
+
+/* Initialises every size to kg_size_none() and every index to KG_NONE. */
+void kg_incident_init(kg_incident *inc);
+void kg_incident_free(kg_incident *inc);
+void kg_memory_free(kg_memory *m);
+/* Deep-copies src's memory block into dst (dst's old contents are freed). */
+void kg_memory_copy(kg_memory *dst, const kg_memory *src);
+void kg_frame_free(kg_frame *f);
+void kg_finding_free(kg_finding *f);
+/* Frees the differential's hypotheses and their evidence. */
+void kg_differential_free(kg_incident *inc);
+/* DIAGNOSIS §5: KG_SEV_ERROR for an OOM that ended the run (kind "oom",
+ * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
+enum kg_severity kg_incident_severity(const kg_incident *inc);
+void kg_remedy_free(kg_remedy *r);
+/* The name to print for the remedy's i-th setting (i < nset): the loaded
+ * config's own key ("data.test_bs") when one names the role, else the role
+ * ("eval_batch_size"). Static to the remedy; never NULL. */
+const char *kg_remedy_key(const kg_remedy *r, size_t i);
+
+#endif

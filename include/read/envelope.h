@@ -1,0 +1,95 @@
+/* envelope.h — log envelopes, decoded before noise stripping (issue 13):
+ * the text a container runtime, log shipper or scheduler wrapped around
+ * each line of a training log is taken off, so the scanner sees the lines
+ * the program printed.
+ *
+ * Formats (each line is tried against the decoders the input's head showed;
+ * a line none of them matches passes through unchanged):
+ *   - JSON Lines (one object a line): the text is the first string among
+ *     "log" (Docker json-file driver, Fluent Bit), "message" (Vector, Loki
+ *     exports), "msg" (zap, pino, slog), "MESSAGE" (journalctl -o json, the
+ *     journal export format; an array of byte values too) and "event"
+ *     (structlog's JSONRenderer); "exception"/"exc_info" (structlog,
+ *     python-json-logger) follow it as more lines; an integer "rank" becomes
+ *     a `[rankN]: ` prefix.
+ *   - Kubernetes CRI (kubelet's container log format, kubectl logs of a
+ *     containerd/CRI-O node): `<RFC3339Nano> stdout|stderr F|P <text>`; the
+ *     `P` (partial) pieces of a line are joined to its `F` piece.
+ *   - journalctl -o short-iso / short-iso-precise / short:
+ *     `<time> <host> <ident>[<pid>]: <text>`.
+ *   - Slurm `srun --label`: `<task>: <text>` becomes `[rank<task>]: <text>`.
+ *   - UTF-16 LE or BE with a byte order mark: transcoded to UTF-8 first
+ *     (unpaired surrogates become U+FFFD).
+ *
+ * Line numbers count the decoded lines: one envelope line gives one text
+ * line, except that a JSON message holding several lines gives that many,
+ * and the `P` pieces of a CRI line and its `F` piece give one. */
+#ifndef KG_ENVELOPE_H
+#define KG_ENVELOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "read/source.h"
+#include "model/util.h"
+
+enum {
+	KG_ENV_JSON = 1,     /* JSON Lines (Docker json-file, shippers, journal) */
+	KG_ENV_CRI = 2,      /* Kubernetes CRI */
+	KG_ENV_JOURNAL = 4,  /* journalctl -o short-iso / short */
+	KG_ENV_SLURM = 8,    /* srun --label */
+	KG_ENV_UTF16LE = 16, /* UTF-16 little endian, BOM FF FE */
+	KG_ENV_UTF16BE = 32, /* UTF-16 big endian, BOM FE FF */
+};
+
+#define KG_ENV_MAX_LINE (4u << 20) /* 4 MiB: a longer envelope line passes
+                                      through undecoded */
+
+typedef struct kg_envelope kg_envelope;
+
+/* Which envelopes the source's sniffed head (src->head, the first
+ * KG_SNIFF_BYTES decompressed bytes) shows: a mask of KG_ENV_*, 0 for plain
+ * text. A line decoder is chosen when it matches at least half of the
+ * head's complete non-blank lines (Slurm labels: three quarters, and at
+ * least two). Costs one pass over the head; never reads the source. */
+unsigned kg_envelope_sniff(const kg_source *src);
+
+/* A decoder for the envelopes in mask (from kg_envelope_sniff; non-zero). */
+kg_envelope *kg_envelope_new(unsigned mask);
+void kg_envelope_free(kg_envelope *env);
+
+/* After kg_envelope_read returned 0 (end of one file), lets it read the
+ * next file of the same log (kg_scan_logs). */
+void kg_envelope_next_input(kg_envelope *env);
+
+/* Human name of a mask for notes, e.g. "Docker json-file / JSON Lines". */
+const char *kg_envelope_name(unsigned mask);
+
+/* Reads up to n bytes of decoded text (UTF-8, lines ending in '\n') from
+ * src through env. Returns the count, 0 at the end of input, or -1 with err
+ * as kg_source_read. Memory stays bounded: at most KG_ENV_MAX_LINE bytes of
+ * one line are held. */
+ssize_t kg_envelope_read(kg_envelope *env, kg_source *src, void *buf, size_t n, kg_error *err);
+
+/* The time stamp the envelope gave decoded line `line` (1-based, counting
+ * the lines kg_envelope_read has handed out or buffered): Docker's "time",
+ * a JSON line's "time" / "timestamp" / "@timestamp" / "ts" (RFC 3339) or
+ * journald's "__REALTIME_TIMESTAMP" (µs since the epoch, printed as
+ * RFC 3339 UTC), CRI's and journalctl short-iso's leading time. NULL when
+ * the line had none or is more than KG_ENV_TIME_LINES lines back. */
+#define KG_ENV_TIME_LINES 32768
+const char *kg_envelope_time(const kg_envelope *env, long line);
+
+/* Nanoseconds since 1970-01-01 UTC of an RFC 3339 / ISO 8601 time at s
+ * (`YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|±HH[:]MM]`, no zone read as UTC), or
+ * KG_NONE when s does not start with one. */
+int64_t kg_time_ns(const char *s);
+
+/* Decodes one line s[0..n) (no '\n') with the decoders in mask, appending
+ * the text (and '\n' after each line it holds) to out. Returns the decoder
+ * that matched (one KG_ENV_* bit), or 0 when none did (nothing appended).
+ * CRI `P` pieces are not joined here (kg_envelope_read joins them). */
+unsigned kg_envelope_decode_line(unsigned mask, const char *s, size_t n, kg_buf *out);
+
+#endif

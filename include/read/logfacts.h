@@ -1,0 +1,97 @@
+/* logfacts.h — facts that come from the whole log rather than one OOM
+ * message: memory readings printed over time (user prints, DeepSpeed
+ * `see_memory_usage`, Lightning/HF logs of `torch.cuda.memory_allocated()`)
+ * and parallelism hints (Optuna `n_jobs`, `Parallel: 4`,
+ * `--nproc_per_node`, `pytest -n`, xdist `[gwN]` workers).
+ *
+ * The log scanner calls the pure per-line parsers kg_parse_readings() and
+ * kg_parse_parallel_hint() on each noise-stripped line (both start with a
+ * cheap literal prefilter, so calling them on every line is fine), stores
+ * what they return with kg_log_facts_add_reading() /
+ * kg_log_facts_add_parallel(), and, per incident, kg_facts_from_log()
+ * turns what was seen before the incident's line into facts:
+ *
+ *   log.readings.count                  count   readings before the OOM
+ *   log.allocated.first / .last / .max  bytes   first, last, largest reading
+ *   log.allocated.growth                bytes   last − first
+ *   log.allocated.points                count   epochs (or steps, or
+ *                                               readings) compared
+ *   log.allocated.per                   string  "epoch", "step" or "reading"
+ *   log.allocated.growth_per_epoch      bytes   least-squares slope per epoch
+ *   log.allocated.growth_per_step       bytes   least-squares slope per step
+ *   log.allocated.monotonic             bool    never falls from one point to
+ *                                               the next, and rises overall
+ *   log.parallel_jobs                   count   largest parallelism hint
+ *   log.parallel_source                 string  the hint's kind ("n_jobs", …)
+ *
+ * "allocated" readings are preferred; when the log only prints reserved
+ * memory (or peaks), those are used and log.allocated.kind says which. */
+#ifndef KG_LOGFACTS_H
+#define KG_LOGFACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "model/facts.h"
+#include "model/units.h"
+
+/* What a reading measures. */
+typedef enum kg_reading_kind {
+	KG_READ_ALLOCATED = 0,     /* memory_allocated(), "MA", "allocated" */
+	KG_READ_RESERVED,          /* memory_reserved(), "CA", "reserved", "cached" */
+	KG_READ_MAX_ALLOCATED,     /* max_memory_allocated(), "Max_MA", "peak" */
+	KG_READ_MAX_RESERVED,      /* max_memory_reserved(), "Max_CA" */
+} kg_reading_kind;
+
+typedef struct kg_log_reading {
+	kg_reading_kind kind;
+	kg_size value;             /* bytes, GB/MB read as binary (as printed
+	                              by `x / 1024**3` user code) */
+	int64_t step, epoch;       /* from the same line, else KG_NONE */
+	long line;                 /* filled by the caller */
+} kg_log_reading;
+
+/* Parses the readings on one line (at most max). Recognised forms:
+ * "Memory: 3.20GB allocated, 4.10GB reserved" (seed 002),
+ * "MemAllocated=0.93GB" / "MaxMemAllocated=…" (DeepSpeed),
+ * "MA 0.93 GB  Max_MA 1.2 GB  CA 1.5 GB  Max_CA 2 GB" (DeepSpeed
+ * see_memory_usage), "memory_allocated: 123456789", "max_memory_allocated
+ * = 3.2 GiB", "allocated: 3.2 GiB" / "reserved: …", "gpu_mem: 3.2G".
+ * step/epoch are taken from "epoch N" / "step N" on the same line.
+ * Returns the number of readings written (0 when none). Never reads past n. */
+size_t kg_parse_readings(const char *line, size_t n, kg_log_reading *out, size_t max);
+
+/* Parses a parallelism hint: Optuna "n_jobs=4", "Parallel: 4", "PAR=4",
+ * torchrun "--nproc_per_node=4" / "--nproc-per-node 4", "pytest -n 4",
+ * "xdist: workers 4" / "gw3" worker ids (gwN means at least N+1 workers),
+ * "num_parallel_trials: 4". Sets *jobs and *kind (a static string:
+ * "n_jobs", "parallel", "nproc_per_node", "pytest-xdist", …) and returns 1,
+ * or returns 0. "-n auto" is not a count and returns 0. */
+int kg_parse_parallel_hint(const char *line, size_t n, int64_t *jobs, const char **kind);
+
+typedef struct kg_log_facts {
+	kg_log_reading *readings;
+	size_t nreadings, cap;
+	int64_t parallel_jobs;     /* largest hint, KG_NONE when none */
+	const char *parallel_kind;
+	long parallel_line;
+	struct kg_log_index *index; /* built by the first kg_facts_from_log (logfacts.c) */
+} kg_log_facts;
+
+void kg_log_facts_init(kg_log_facts *lf);
+void kg_log_facts_free(kg_log_facts *lf);
+/* Appends a reading (kept in line order: one whose line is before the
+ * last reading's is ignored; at most 1,000,000 are kept, the rest dropped
+ * so memory stays bounded). step/epoch: the scanner's current
+ * context when the line itself has none (KG_NONE when unknown). */
+void kg_log_facts_add_reading(kg_log_facts *lf, const kg_log_reading *r, int64_t step,
+			      int64_t epoch, long line);
+/* Records a parallelism hint (the largest one is kept). */
+void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind, long line);
+
+/* Sets the log.* facts from what was seen before line `before` (0: the
+ * whole log), provenance "PATH:LINE", then re-derives. The first call
+ * after readings were added indexes them (O(n) memory and time); each
+ * call then costs O(log n) plus the points of the series it reports. */
+void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts *facts);
+
+#endif

@@ -1,0 +1,40 @@
+/* regex.h — thin PCRE2 wrapper used by every module that matches text:
+ * compile once, JIT on first match (when the platform has JIT), match limits always set so a
+ * pathological pattern cannot hang the tool), match with captures. */
+#ifndef KG_REGEX_H
+#define KG_REGEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/util.h"
+
+typedef struct kg_regex kg_regex;
+
+/* Compiles pattern (PCRE2 syntax, UTF-8 not assumed: invalid bytes never
+ * make a match fail). flags: PCRE2_CASELESS etc. Returns NULL with err
+ * ("col N: reason") on a bad pattern. */
+kg_regex *kg_regex_new(const char *pattern, uint32_t flags, kg_error *err);
+/* A built-in pattern compiled (and JIT-compiled) on its first match, so a
+ * run pays only for the patterns its input reaches. pattern must outlive
+ * the object (a string literal); one that does not compile aborts at first
+ * use (a bug: the tests match every built-in pattern). Never NULL. */
+kg_regex *kg_regex_new_lazy(const char *pattern, uint32_t flags);
+void kg_regex_free(kg_regex *re);
+
+#define KG_RE_MAXCAP 24
+
+typedef struct kg_match {
+	int n;                           /* number of pairs set (0 = no match) */
+	size_t so[KG_RE_MAXCAP], eo[KG_RE_MAXCAP]; /* offsets; so = SIZE_MAX unset */
+} kg_match;
+
+/* Searches s[start..n). Returns 1 on a match (m filled), 0 on none, and 0
+ * as well when the match limit is hit (treated as no match). */
+int kg_regex_match(const kg_regex *re, const char *s, size_t n, size_t start, kg_match *m);
+/* Capture i as (pointer, length); returns false when unset. */
+bool kg_match_group(const kg_match *m, const char *s, int i, const char **p, size_t *len);
+/* Index of a named group, or -1. */
+int kg_regex_group_index(const kg_regex *re, const char *name);
+
+#endif

@@ -1,0 +1,904 @@
+/* facts.c — see include/model/facts.h. */
+#include "model/facts.h"
+#include "model/incident.h"
+#include "model/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* ---- store ------------------------------------------------------------ */
+
+/* FNV-1a of a fact name. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The index slot holding name, or the empty slot where it would go;
+ * ixcap must be non-zero. */
+static size_t ix_find(const kg_facts *f, const char *name)
+{
+	size_t mask = f->ixcap - 1;
+	size_t h = name_hash(name) & mask;
+	while (f->ix[h] && strcmp(f->v[f->ix[h] - 1].name, name) != 0)
+		h = (h + 1) & mask;
+	return h;
+}
+
+/* Rebuilds the index for the n facts in v, with room for at least `want`
+ * (so that it stays at most half full). */
+static void ix_rebuild(kg_facts *f, size_t want)
+{
+	size_t cap = 16;
+	while (cap < 2 * want)
+		cap *= 2;
+	free(f->ix);
+	f->ix = kg_calloc(cap, sizeof *f->ix);
+	f->ixcap = cap;
+	for (size_t i = 0; i < f->n; i++)
+		f->ix[ix_find(f, f->v[i].name)] = (uint32_t)(i + 1);
+}
+
+static kg_fact *slot(kg_facts *f, const char *name)
+{
+	if (2 * (f->n + 1) > f->ixcap)
+		ix_rebuild(f, f->n + 1);
+	size_t h = ix_find(f, name);
+	if (f->ix[h]) {
+		kg_fact *x = &f->v[f->ix[h] - 1];
+		free(x->str);
+		free(x->provenance);
+		x->str = NULL;
+		x->provenance = NULL;
+		x->derived = false;
+		return x;
+	}
+	f->v = kg_realloc(f->v, (f->n + 1) * sizeof *f->v);
+	kg_fact *x = &f->v[f->n++];
+	memset(x, 0, sizeof *x);
+	x->name = kg_strdup(name);
+	f->ix[h] = (uint32_t)f->n;
+	return x;
+}
+
+void kg_facts_set_bytes(kg_facts *f, const char *name, kg_size s, const char *prov)
+{
+	if (!kg_size_known(s))
+		return;
+	kg_facts_set_interval(f, name, KG_FACT_BYTES, (double)s.bytes, (double)s.lo,
+			      (double)s.hi, prov);
+}
+
+void kg_facts_set_interval(kg_facts *f, const char *name, kg_fact_type type,
+			   double v, double lo, double hi, const char *prov)
+{
+	kg_fact *x = slot(f, name);
+	x->type = type;
+	x->num = v;
+	x->lo = lo <= v ? lo : v;
+	x->hi = hi >= v ? hi : v;
+	x->provenance = prov ? kg_strdup(prov) : NULL;
+}
+
+void kg_facts_set_num(kg_facts *f, const char *name, kg_fact_type type, double v, const char *prov)
+{
+	kg_facts_set_interval(f, name, type, v, v, v, prov);
+}
+
+void kg_facts_set_str(kg_facts *f, const char *name, const char *s, const char *prov)
+{
+	kg_fact *x = slot(f, name);
+	x->type = KG_FACT_STRING;
+	x->str = kg_strdup(s);
+	x->provenance = prov ? kg_strdup(prov) : NULL;
+}
+
+void kg_facts_merge(kg_facts *dst, const kg_facts *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const kg_fact *x = &src->v[i];
+		if (x->type == KG_FACT_STRING)
+			kg_facts_set_str(dst, x->name, x->str, x->provenance);
+		else
+			kg_facts_set_interval(dst, x->name, x->type, x->num, x->lo, x->hi, x->provenance);
+	}
+}
+
+const kg_fact *kg_facts_get(const kg_facts *f, const char *name)
+{
+	if (!f->ixcap)
+		return NULL;
+	size_t h = ix_find(f, name);
+	return f->ix[h] ? &f->v[f->ix[h] - 1] : NULL;
+}
+
+void kg_facts_remove(kg_facts *f, const char *name)
+{
+	if (!f->ixcap)
+		return;
+	size_t h = ix_find(f, name);
+	if (!f->ix[h])
+		return;
+	size_t i = f->ix[h] - 1;
+	free(f->v[i].name);
+	free(f->v[i].str);
+	free(f->v[i].provenance);
+	memmove(&f->v[i], &f->v[i + 1], (f->n - i - 1) * sizeof *f->v);
+	f->n--;
+	ix_rebuild(f, f->n); /* the facts after i moved down one */
+}
+
+void kg_facts_free(kg_facts *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].name);
+		free(f->v[i].str);
+		free(f->v[i].provenance);
+	}
+	free(f->v);
+	free(f->ix);
+	f->v = NULL;
+	f->ix = NULL;
+	f->n = 0;
+	f->ixcap = 0;
+}
+
+/* ---- registry --------------------------------------------------------- */
+
+#define B KG_FACT_BYTES
+#define C KG_FACT_COUNT
+#define R KG_FACT_RATIO
+#define S KG_FACT_STRING
+#define T KG_FACT_BOOL
+static const kg_fact_info registry[] = {
+	{"kind", S, "incident kind: oom, or oom-warning (retried, non-fatal)"},
+	{"family", S, "message layout"},
+	{"framework", S, "the framework that printed the message, when known"},
+	{"device.type", S, "the device's backend"},
+	{"device.index", C, "device ordinal stated by the message"},
+	{"status", S, "library status word (CUBLAS_STATUS_ALLOC_FAILED, …)"},
+	{"oom.message", S, "the OOM text as matched, noise-stripped"},
+	{"oom.requested", B, "\"Tried to allocate\": the failed request"},
+	{"oom.requested_overflow", T, "the request as printed is 2^63 bytes or more (a size wrapped from a negative number; oom.requested is then unset)"},
+	{"oom.total_capacity", B, "device total capacity as the message states it"},
+	{"oom.free", B, "free device memory when the request failed (driver view)"},
+	{"oom.allocated", B, "memory allocated by PyTorch (live tensors)"},
+	{"oom.reserved", B, "memory reserved by PyTorch's caching allocator (1.x stated; 2.x allocated + reserved_unallocated)"},
+	{"oom.reserved_unallocated", B, "reserved by PyTorch but unallocated (2.x stated; 1.x reserved − allocated; 1.0–1.3 \"cached\")"},
+	{"oom.process_in_use", B, "memory this process has in use, non-PyTorch included"},
+	{"oom.allowed", B, "\"X allowed\": cap from set_per_process_memory_fraction, or MPS max allowed"},
+	{"oom.private_pools", B, "memory allocated in private pools (CUDA graphs)"},
+	{"oom.other_allocations", B, "MPS \"other allocations\""},
+	{"oom.other_processes.count", C, "processes other than this one listed as using the device"},
+	{"oom.other_processes.bytes", B, "memory those other processes hold"},
+	{"oom.non_pytorch", B, "derived: total − free − reserved (CUDA context, NCCL, other processes)"},
+	{"oom.outside_process", B, "derived: total − free − process_in_use (held by other processes)"},
+	{"oom.self_non_pytorch", B, "derived: process_in_use − reserved (this process's CUDA context, workspaces)"},
+	{"oom.process_share", R, "derived: process_in_use / total_capacity"},
+	{"oom.used_share", R, "derived: (total_capacity − free) / total_capacity"},
+	{"oom.headroom", B, "derived: free + reserved_unallocated (what could serve the request at best)"},
+	{"budget.other_processes", B, "derived: memory other processes hold (listed, or total − free − process_in_use); DIAGNOSIS §1"},
+	{"budget.non_pytorch", B, "derived: this process's non-PyTorch memory (CUDA context, workspaces): process_in_use − reserved"},
+	{"budget.unaccounted", B, "derived: total − free − the parts stated; for 1.x messages the CUDA context and other processes together"},
+	{"budget.context_or_others", B, "derived: total − free − reserved when this process's in-use memory is not stated (1.x): context + others, split unknown"},
+	{"budget.process", B, "derived: what this process holds: process_in_use, else reserved"},
+	{"budget.deficit", B, "derived: requested − free (≤ 0: the device had room for the segment)"},
+	{"budget.short", T, "derived: the device lacked the segment: requested > free − max(64 MiB, 1 % of total) (the driver's free figure includes pages a new segment cannot use)"},
+	{"budget.consistent", T, "derived: the message's parts fit in the total capacity (false: e.g. allocated > total)"},
+	{"tensor.bytes", B, "bytes of the tensor whose shape the message gives"},
+	{"tensor.dtype", S, "its dtype in PyTorch's names"},
+	{"tensor.ndim", C, "its number of dimensions"},
+	{"phase", S, "phase of the step that failed"},
+	{"phase.source", S, "where the phase came from: frames or log"},
+	{"step", C, "training step at the OOM"},
+	{"epoch", C, "epoch at the OOM"},
+	{"rank", C, "distributed rank"},
+	{"frames.count", C, "number of traceback frames"},
+	{"frames.functions", S, "function names of the traceback frames, outermost first, joined by ' '"},
+	{"frames.files", S, "file names of the frames joined by ' '"},
+	{"frames.code", S, "source lines shown under the frames joined by '\\n'"},
+	{"frames.last_function", S, "innermost frame's function"},
+	{"alloc_conf", S, "echoed PYTORCH_[CUDA_]ALLOC_CONF value"},
+	{"alloc_conf.var", S, "the variable name that echoed it"},
+	{"alloc_conf.expandable_segments", T, "expandable_segments as set in alloc_conf"},
+	{"alloc_conf.max_split_size", B, "max_split_size_mb as set in alloc_conf"},
+	{"alloc_conf.garbage_collection_threshold", R, "garbage_collection_threshold as set in alloc_conf"},
+	{"alloc_conf.setting", S, "the PYTORCH_CUDA_ALLOC_CONF a snapshot records in allocator_settings"},
+	{"alloc_conf.unknown_keys", S, "alloc_conf keys the caching allocator does not know, joined by ' '"},
+	{"alloc_conf.unknown_count", C, "how many such keys"},
+	{"alloc_conf.set_after_init", T, "the variable was set after CUDA was initialised (log evidence)"},
+	{"torch.version", S, "PyTorch version string (e.g. 2.4.1)"},
+	{"torch.version_code", C, "derived: major × 100 + minor (2.8 → 208)"},
+	{"cascade.count", C, "follow-on errors after the OOM (device-side assert, NCCL timeout, …)"},
+	{"cascade.kinds", S, "their kinds joined by ' '"},
+	{"cascade.first_line", C, "line of the first follow-on error"},
+	{"duplicates", C, "identical copies of this OOM folded in"},
+	{"log.during_exception_line", C, "line of \"During handling of the above exception, another exception occurred\" before this OOM's traceback: the OOM was raised while an earlier exception was handled"},
+	{"log.readings.count", C, "memory readings seen in the log before the OOM"},
+	{"log.allocated.kind", S, "which readings the series uses: allocated, reserved, max_allocated, max_reserved"},
+	{"log.allocated.first", B, "first reading of the series"},
+	{"log.allocated.last", B, "last reading before the OOM"},
+	{"log.allocated.max", B, "largest reading"},
+	{"log.allocated.growth", B, "last − first"},
+	{"log.allocated.points", C, "epochs (or steps, or readings) compared"},
+	{"log.allocated.per", S, "epoch, step or reading"},
+	{"log.allocated.growth_per_epoch", B, "least-squares slope per epoch"},
+	{"log.allocated.growth_per_step", B, "least-squares slope per step"},
+	{"log.allocated.monotonic", T, "readings never fall from one point to the next, and rise overall"},
+	{"log.parallel_jobs", C, "largest parallelism hint in the log (n_jobs, Parallel: N, nproc_per_node, pytest -n)"},
+	{"log.parallel_source", S, "kind of that hint"},
+	{"parallel.per_job", B, "derived: what one job needed: process_in_use + requested, divided by log.parallel_jobs when the jobs run inside this process"},
+	{"parallel.in_process", T, "derived: the log's parallel jobs run inside this process (no other process holds a job's worth)"},
+	{"parallel.max_jobs", C, "derived: floor(total_capacity / per_job), at least 1, and fewer than the jobs that failed when they run in this process"},
+	{"snapshot.reserved", B, "Σ segment total_size (DESIGN §5)"},
+	{"snapshot.allocated", B, "Σ active_allocated block sizes"},
+	{"snapshot.inactive", B, "Σ inactive block sizes (cached, free)"},
+	{"snapshot.largest_free_block", B, "largest inactive block"},
+	{"snapshot.fragmentation", R, "1 − largest_free_block / inactive"},
+	{"snapshot.segments", C, "number of segments"},
+	{"snapshot.expandable", T, "the snapshot has expandable segments"},
+	{"snapshot.active", B, "Σ active block sizes (allocated and pending free)"},
+	{"snapshot.requested", B, "Σ requested sizes of the allocated blocks (before rounding)"},
+	{"snapshot.peak_requested", B, "peak of requested bytes over the trace replay"},
+	{"snapshot.peak_reserved", B, "peak of reserved bytes over the trace replay"},
+	{"snapshot.peak_phase", S, "innermost annotation (record_function) at the requested peak"},
+	{"snapshot.oom_requested", B, "size of the last oom entry of the trace"},
+	{"snapshot.inactive_split", B, "memory_stats inactive_split_bytes.all.current"},
+	{"snapshot.peak_allocated", B, "memory_stats allocated_bytes.all.peak"},
+	{"snapshot.num_ooms", C, "memory_stats num_ooms: OOMs the allocator raised"},
+	{"snapshot.num_alloc_retries", C, "memory_stats num_alloc_retries: cudaMalloc retries after freeing the cache"},
+	{"config.*", C, "a training-config value by role (config.eval_batch_size, config.train_batch_size, config.grad_accum_steps, config.embedding_dim, …)"},
+	{"dataset.*", C, "dataset sizes (dataset.entities, dataset.relations)"},
+	{"calc.*", B, "calculator outputs (calc.full_ranking.bytes, calc.full_ranking.max_batch, …)"},
+};
+#undef B
+#undef C
+#undef R
+#undef S
+#undef T
+
+const kg_fact_info *kg_fact_registry(size_t *n)
+{
+	*n = sizeof registry / sizeof registry[0];
+	return registry;
+}
+
+const kg_fact_info *kg_fact_info_find(const char *name)
+{
+	const kg_fact_info *best = NULL;
+	size_t bestlen = 0;
+	for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
+		const char *r = registry[i].name;
+		if (r[0] != name[0])
+			continue; /* neither equal nor a prefix (most entries) */
+		size_t L = strlen(r);
+		if (L >= 2 && r[L - 1] == '*' && r[L - 2] == '.') {
+			if (strncmp(name, r, L - 1) == 0 && name[L - 1] && L > bestlen) {
+				best = &registry[i];
+				bestlen = L;
+			}
+		} else if (strcmp(name, r) == 0) {
+			return &registry[i];
+		}
+	}
+	return best;
+}
+
+const char *kg_fact_type_name(kg_fact_type t)
+{
+	switch (t) {
+	case KG_FACT_BYTES: return "bytes";
+	case KG_FACT_COUNT: return "count";
+	case KG_FACT_RATIO: return "ratio";
+	case KG_FACT_STRING: return "string";
+	case KG_FACT_BOOL: return "bool";
+	}
+	return "?";
+}
+
+/* ---- formatting ------------------------------------------------------- */
+
+static void thousands(double v, char *buf, size_t n)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "%.0f", fabs(v));
+	size_t len = strlen(tmp), o = 0;
+	if (v < 0 && o + 1 < n)
+		buf[o++] = '-';
+	for (size_t i = 0; i < len && o + 1 < n; i++) {
+		buf[o++] = tmp[i];
+		size_t left = len - i - 1;
+		if (left && left % 3 == 0 && o + 1 < n)
+			buf[o++] = ',';
+	}
+	buf[o] = 0;
+}
+
+char *kg_fact_value_format(kg_fact_type type, double num, const char *str, char *buf, size_t n)
+{
+	switch (type) {
+	case KG_FACT_BYTES:
+		kg_size_format((int64_t)llround(num), buf, n);
+		break;
+	case KG_FACT_COUNT:
+		if (fabs(num) < 1e15 && num == floor(num))
+			thousands(num, buf, n);
+		else
+			snprintf(buf, n, "%.2f", num);
+		break;
+	case KG_FACT_RATIO: {
+		double p = num * 100.0;
+		if (fabs(p) < 10.0 && p != floor(p))
+			snprintf(buf, n, "%.1f %%", p);
+		else
+			snprintf(buf, n, "%.0f %%", p);
+		break;
+	}
+	case KG_FACT_BOOL:
+		snprintf(buf, n, "%s", num != 0 ? "true" : "false");
+		break;
+	case KG_FACT_STRING:
+		snprintf(buf, n, "%s", str ? str : "");
+		break;
+	}
+	return buf;
+}
+
+/* ---- facts from an incident ------------------------------------------ */
+
+static char *prov_at(const char *path, long line)
+{
+	if (line > 0)
+		return kg_asprintf("%s:%ld", path, line);
+	return kg_strdup(path);
+}
+
+static void join_frames(const kg_incident *inc, kg_facts *f, const char *prov)
+{
+	kg_buf fn = {0}, files = {0}, code = {0};
+	const char *last = NULL;
+	for (size_t i = 0; i < inc->nframes; i++) {
+		const kg_frame *fr = &inc->frames[i];
+		if (fr->function) {
+			if (fn.len)
+				kg_buf_putc(&fn, ' ');
+			kg_buf_puts(&fn, fr->function);
+			last = fr->function;
+		}
+		if (fr->file) {
+			if (files.len)
+				kg_buf_putc(&files, ' ');
+			kg_buf_puts(&files, fr->file);
+		}
+		if (fr->code) {
+			if (code.len)
+				kg_buf_putc(&code, '\n');
+			kg_buf_puts(&code, fr->code);
+		}
+	}
+	kg_facts_set_num(f, "frames.count", KG_FACT_COUNT, (double)inc->nframes, prov);
+	if (fn.len)
+		kg_facts_set_str(f, "frames.functions", fn.data, prov);
+	if (files.len)
+		kg_facts_set_str(f, "frames.files", files.data, prov);
+	if (code.len)
+		kg_facts_set_str(f, "frames.code", code.data, prov);
+	if (last)
+		kg_facts_set_str(f, "frames.last_function", last, prov);
+	kg_buf_free(&fn);
+	kg_buf_free(&files);
+	kg_buf_free(&code);
+}
+
+/* Keys PYTORCH_CUDA_ALLOC_CONF accepts (c10/cuda/CUDAAllocatorConfig.cpp
+ * and c10/core/AllocatorConfig.cpp, PyTorch 2.0–2.9). */
+static const char *const alloc_conf_keys[] = {
+	"backend", "max_split_size_mb", "max_non_split_rounding_mb",
+	"garbage_collection_threshold", "roundup_power2_divisions",
+	"expandable_segments", "release_lock_on_cudamalloc",
+	"pinned_use_cuda_host_register", "pinned_use_host_register",
+	"pinned_num_register_threads", "pinned_use_background_threads",
+	"pinned_reserve_segment_size_mb", "graph_capture_record_stream_reuse",
+	"per_process_memory_fraction",
+};
+
+static bool truthy(const char *v, size_t n, bool *out)
+{
+	static const char *const yes[] = {"true", "True", "TRUE", "1", "yes"};
+	static const char *const no[] = {"false", "False", "FALSE", "0", "no"};
+	for (size_t i = 0; i < 5; i++) {
+		if (strlen(yes[i]) == n && !memcmp(v, yes[i], n)) { *out = true; return true; }
+		if (strlen(no[i]) == n && !memcmp(v, no[i], n)) { *out = false; return true; }
+	}
+	return false;
+}
+
+/* Parses "key:value,key:value" as the caching allocator does (keys and
+ * values separated by ':', options by ','; spaces ignored). */
+static void alloc_conf_facts(const char *conf, kg_facts *f, const char *prov)
+{
+	kg_buf unknown = {0};
+	int nunknown = 0;
+	const char *p = conf;
+	while (*p) {
+		while (*p == ' ' || *p == ',' || *p == '"' || *p == '\'')
+			p++;
+		if (!*p)
+			break;
+		const char *k = p;
+		while (*p && *p != ':' && *p != ',' && *p != ' ')
+			p++;
+		size_t klen = (size_t)(p - k);
+		const char *v = NULL;
+		size_t vlen = 0;
+		while (*p == ' ')
+			p++;
+		if (*p == ':') {
+			p++;
+			while (*p == ' ')
+				p++;
+			v = p;
+			while (*p && *p != ',' && *p != ' ' && *p != '"' && *p != '\'')
+				p++;
+			vlen = (size_t)(p - v);
+		}
+		bool known = false;
+		for (size_t i = 0; i < sizeof alloc_conf_keys / sizeof *alloc_conf_keys; i++)
+			if (strlen(alloc_conf_keys[i]) == klen && !memcmp(k, alloc_conf_keys[i], klen))
+				known = true;
+		if (!known) {
+			if (unknown.len)
+				kg_buf_putc(&unknown, ' ');
+			kg_buf_append(&unknown, k, klen);
+			nunknown++;
+			continue;
+		}
+		if (!v)
+			continue;
+		char *val = kg_strndup(v, vlen);
+		if (klen == 19 && !memcmp(k, "expandable_segments", 19)) {
+			bool b;
+			if (truthy(v, vlen, &b))
+				kg_facts_set_num(f, "alloc_conf.expandable_segments", KG_FACT_BOOL, b, prov);
+		} else if (klen == 17 && !memcmp(k, "max_split_size_mb", 17)) {
+			char *end;
+			double mb = strtod(val, &end);
+			if (end != val && mb > 0)
+				kg_facts_set_num(f, "alloc_conf.max_split_size", KG_FACT_BYTES,
+						 mb * 1048576.0, prov);
+		} else if (klen == 28 && !memcmp(k, "garbage_collection_threshold", 28)) {
+			char *end;
+			double t = strtod(val, &end);
+			if (end != val)
+				kg_facts_set_num(f, "alloc_conf.garbage_collection_threshold",
+						 KG_FACT_RATIO, t, prov);
+		}
+		free(val);
+	}
+	kg_facts_set_num(f, "alloc_conf.unknown_count", KG_FACT_COUNT, nunknown, prov);
+	if (nunknown)
+		kg_facts_set_str(f, "alloc_conf.unknown_keys", unknown.data, prov);
+	kg_buf_free(&unknown);
+}
+
+/* Index of the listed process that is this one: the one whose in-use
+ * memory matches process_in_use, else the smallest one that holds at
+ * least what PyTorch reserved (2.2+ lists this process too, as "Process
+ * N has X memory in use"). -1 when none can be told. */
+static long self_process(const kg_memory *m)
+{
+	if (kg_size_known(m->process_in_use)) {
+		for (size_t i = 0; i < m->nprocs; i++)
+			if (kg_size_near(m->procs[i].in_use, m->process_in_use))
+				return (long)i;
+	}
+	kg_size reserved = m->reserved;
+	if (!kg_size_known(reserved) && kg_size_known(m->allocated) &&
+	    kg_size_known(m->reserved_unallocated))
+		reserved.bytes = reserved.lo = m->allocated.lo + m->reserved_unallocated.lo;
+	if (!kg_size_known(reserved))
+		return m->nprocs == 1 && !kg_size_known(m->process_in_use) ? 0 : -1;
+	long best = -1;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if (m->procs[i].in_use.hi < reserved.lo)
+			continue;
+		if (best < 0 || m->procs[i].in_use.bytes < m->procs[best].in_use.bytes)
+			best = (long)i;
+	}
+	return best;
+}
+
+void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *f)
+{
+	if (!path)
+		path = inc->path ? inc->path : "<input>";
+	char *prov = prov_at(path, inc->line);
+	const kg_memory *m = &inc->mem;
+
+	if (inc->kind)
+		kg_facts_set_str(f, "kind", inc->kind, prov);
+	if (inc->family)
+		kg_facts_set_str(f, "family", inc->family, prov);
+	if (inc->framework)
+		kg_facts_set_str(f, "framework", inc->framework, prov);
+	if (inc->device_type)
+		kg_facts_set_str(f, "device.type", inc->device_type, prov);
+	if (inc->device_index != KG_NONE)
+		kg_facts_set_num(f, "device.index", KG_FACT_COUNT, (double)inc->device_index, prov);
+	if (inc->status)
+		kg_facts_set_str(f, "status", inc->status, prov);
+	if (inc->message)
+		kg_facts_set_str(f, "oom.message", inc->message, prov);
+
+	kg_facts_set_bytes(f, "oom.requested", m->requested, prov);
+	if (m->requested_overflow)
+		kg_facts_set_num(f, "oom.requested_overflow", KG_FACT_BOOL, 1, prov);
+	kg_facts_set_bytes(f, "oom.total_capacity", m->total_capacity, prov);
+	kg_facts_set_bytes(f, "oom.free", m->free, prov);
+	kg_facts_set_bytes(f, "oom.allocated", m->allocated, prov);
+	kg_facts_set_bytes(f, "oom.reserved", m->reserved, prov);
+	kg_facts_set_bytes(f, "oom.reserved_unallocated", m->reserved_unallocated, prov);
+	kg_facts_set_bytes(f, "oom.allowed", m->allowed, prov);
+	kg_facts_set_bytes(f, "oom.private_pools", m->private_pools, prov);
+	kg_facts_set_bytes(f, "oom.other_allocations", m->other_allocations, prov);
+
+	long self = self_process(m);
+	if (kg_size_known(m->process_in_use))
+		kg_facts_set_bytes(f, "oom.process_in_use", m->process_in_use, prov);
+	else if (self >= 0)
+		kg_facts_set_bytes(f, "oom.process_in_use", m->procs[self].in_use, prov);
+	if (m->nprocs || kg_size_known(m->process_in_use)) {
+		double n = 0, b = 0, lo = 0, hi = 0;
+		for (size_t i = 0; i < m->nprocs; i++) {
+			if ((long)i == self)
+				continue;
+			n++;
+			b += (double)m->procs[i].in_use.bytes;
+			lo += (double)m->procs[i].in_use.lo;
+			hi += (double)m->procs[i].in_use.hi;
+		}
+		kg_facts_set_num(f, "oom.other_processes.count", KG_FACT_COUNT, n, prov);
+		kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, b, lo, hi, prov);
+	}
+
+	if (inc->tensor) {
+		if (inc->tensor->bytes != KG_NONE)
+			kg_facts_set_num(f, "tensor.bytes", KG_FACT_BYTES, (double)inc->tensor->bytes, prov);
+		if (inc->tensor->dtype[0])
+			kg_facts_set_str(f, "tensor.dtype", inc->tensor->dtype, prov);
+		kg_facts_set_num(f, "tensor.ndim", KG_FACT_COUNT, (double)inc->tensor->ndim, prov);
+	}
+	if (inc->phase) {
+		kg_facts_set_str(f, "phase", inc->phase, prov);
+		if (inc->phase_source)
+			kg_facts_set_str(f, "phase.source", inc->phase_source, prov);
+	}
+	if (inc->step != KG_NONE)
+		kg_facts_set_num(f, "step", KG_FACT_COUNT, (double)inc->step, prov);
+	if (inc->epoch != KG_NONE)
+		kg_facts_set_num(f, "epoch", KG_FACT_COUNT, (double)inc->epoch, prov);
+	if (inc->rank != KG_NONE)
+		kg_facts_set_num(f, "rank", KG_FACT_COUNT, (double)inc->rank, prov);
+	if (inc->duplicates)
+		kg_facts_set_num(f, "duplicates", KG_FACT_COUNT, inc->duplicates, prov);
+	if (inc->during_handling_line) {
+		char *hp = prov_at(path, inc->during_handling_line);
+		kg_facts_set_num(f, "log.during_exception_line", KG_FACT_COUNT,
+				 (double)inc->during_handling_line, hp);
+		free(hp);
+	}
+	join_frames(inc, f, prov);
+
+	if (inc->alloc_conf) {
+		char *ap = prov_at(path, inc->alloc_conf_line);
+		kg_facts_set_str(f, "alloc_conf", inc->alloc_conf, ap);
+		if (inc->alloc_conf_var)
+			kg_facts_set_str(f, "alloc_conf.var", inc->alloc_conf_var, ap);
+		alloc_conf_facts(inc->alloc_conf, f, ap);
+		free(ap);
+	}
+
+	kg_facts_set_num(f, "cascade.count", KG_FACT_COUNT, (double)inc->nfollowups, prov);
+	if (inc->nfollowups) {
+		kg_buf kinds = {0};
+		for (size_t i = 0; i < inc->nfollowups; i++) {
+			const char *k = inc->followups[i].kind ? inc->followups[i].kind : "cuda-error";
+			if (kinds.data && strstr(kinds.data, k))
+				continue;
+			if (kinds.len)
+				kg_buf_putc(&kinds, ' ');
+			kg_buf_puts(&kinds, k);
+		}
+		char *fp = prov_at(path, inc->followups[0].line);
+		kg_facts_set_str(f, "cascade.kinds", kinds.data, fp);
+		kg_facts_set_num(f, "cascade.first_line", KG_FACT_COUNT,
+				 (double)inc->followups[0].line, fp);
+		free(fp);
+		kg_buf_free(&kinds);
+	}
+	free(prov);
+	kg_facts_derive(f);
+}
+
+/* ---- derivations ------------------------------------------------------ */
+
+/* A numeric operand: value with interval, or absent. */
+typedef struct num { bool ok; double v, lo, hi; const char *prov; } num;
+
+static num get(const kg_facts *f, const char *name)
+{
+	const kg_fact *x = kg_facts_get(f, name);
+	if (!x || x->type == KG_FACT_STRING)
+		return (num){0};
+	return (num){true, x->num, x->lo, x->hi, x->provenance};
+}
+
+static num add(num a, num b)
+{
+	if (!a.ok || !b.ok) return (num){0};
+	return (num){true, a.v + b.v, a.lo + b.lo, a.hi + b.hi, a.prov};
+}
+
+static num sub(num a, num b)
+{
+	if (!a.ok || !b.ok) return (num){0};
+	return (num){true, a.v - b.v, a.lo - b.hi, a.hi - b.lo, a.prov};
+}
+
+static num divide(num a, num b)
+{
+	if (!a.ok || !b.ok || b.v == 0 || b.lo <= 0) return (num){0};
+	return (num){true, a.v / b.v, a.lo / b.hi, a.hi / b.lo, a.prov};
+}
+
+/* max(0, a): a part of the budget cannot be negative; a small negative
+ * remainder is the rounding of the printed sizes. */
+static num clamp0(num a)
+{
+	if (!a.ok) return a;
+	if (a.v < 0) a.v = 0;
+	if (a.lo < 0) a.lo = 0;
+	if (a.hi < 0) a.hi = 0;
+	return a;
+}
+
+/* Sets a derived fact, unless one was stated or --set (not derived);
+ * removes a stale derived value when the inputs are gone. */
+static void put(kg_facts *f, const char *name, kg_fact_type type, num x)
+{
+	const kg_fact *old = kg_facts_get(f, name);
+	if (old && !old->derived)
+		return;
+	if (!x.ok) {
+		if (old)
+			kg_facts_remove(f, name);
+		return;
+	}
+	kg_facts_set_interval(f, name, type, x.v, x.lo, x.hi, x.prov ? x.prov : "derived");
+	f->v[f->ix[ix_find(f, name)] - 1].derived = true;   /* the fact just set */
+}
+
+void kg_facts_derive(kg_facts *f)
+{
+	/* 2.x states allocated + reserved-unallocated; 1.x states reserved +
+	 * allocated. Each era's missing one is derived from the other two. */
+	put(f, "oom.reserved", KG_FACT_BYTES,
+	    add(get(f, "oom.allocated"), get(f, "oom.reserved_unallocated")));
+	put(f, "oom.reserved_unallocated", KG_FACT_BYTES,
+	    sub(get(f, "oom.reserved"), get(f, "oom.allocated")));
+
+	num total = get(f, "oom.total_capacity"), fr = get(f, "oom.free");
+	num used = sub(total, fr);
+	put(f, "oom.non_pytorch", KG_FACT_BYTES, sub(used, get(f, "oom.reserved")));
+	put(f, "oom.outside_process", KG_FACT_BYTES, sub(used, get(f, "oom.process_in_use")));
+	put(f, "oom.self_non_pytorch", KG_FACT_BYTES,
+	    sub(get(f, "oom.process_in_use"), get(f, "oom.reserved")));
+	put(f, "oom.process_share", KG_FACT_RATIO, divide(get(f, "oom.process_in_use"), total));
+	put(f, "oom.used_share", KG_FACT_RATIO, divide(used, total));
+	put(f, "oom.headroom", KG_FACT_BYTES, add(fr, get(f, "oom.reserved_unallocated")));
+
+	/* the memory budget (DIAGNOSIS §1) */
+	num pin = get(f, "oom.process_in_use"), res = get(f, "oom.reserved");
+	num ocount = get(f, "oom.other_processes.count");
+	num listed = ocount.ok && ocount.v >= 1 ? get(f, "oom.other_processes.bytes") : (num){0};
+	num others = listed.ok ? listed : pin.ok ? clamp0(sub(used, pin)) : (num){0};
+	put(f, "budget.other_processes", KG_FACT_BYTES, others);
+	put(f, "budget.non_pytorch", KG_FACT_BYTES, clamp0(sub(pin, res)));
+	put(f, "budget.context_or_others", KG_FACT_BYTES, pin.ok ? (num){0} : clamp0(sub(used, res)));
+	put(f, "budget.unaccounted", KG_FACT_BYTES,
+	    pin.ok ? (listed.ok ? clamp0(sub(sub(used, pin), listed)) : (num){0})
+		   : clamp0(sub(used, res)));
+	put(f, "budget.process", KG_FACT_BYTES, pin.ok ? pin : res);
+	num rq = get(f, "oom.requested");
+	put(f, "budget.deficit", KG_FACT_BYTES, sub(rq, fr));
+	if (rq.ok && fr.ok) {
+		double slack = 64.0 * 1024 * 1024;
+		if (total.ok && 0.01 * total.v > slack)
+			slack = 0.01 * total.v;
+		bool sh = rq.v > fr.v - slack;
+		put(f, "budget.short", KG_FACT_BOOL, (num){true, sh, sh, sh, rq.prov});
+	} else {
+		put(f, "budget.short", KG_FACT_BOOL, (num){0});
+	}
+	if (total.ok) {
+		/* each part at its lower bound must fit in the upper bound of
+		 * the total (printed sizes are rounded) */
+		num al = get(f, "oom.allocated"), fp = fr;
+		bool ok = (!al.ok || al.lo <= total.hi) && (!res.ok || res.lo <= total.hi) &&
+			  (!pin.ok || pin.lo <= total.hi) && (!fp.ok || fp.lo <= total.hi);
+		put(f, "budget.consistent", KG_FACT_BOOL, (num){true, ok, ok, ok, total.prov});
+	} else {
+		put(f, "budget.consistent", KG_FACT_BOOL, (num){0});
+	}
+
+	/* Jobs per device. With N parallel jobs in the log and no other
+	 * process holding one job's worth, the jobs run inside this process
+	 * (Optuna n_jobs threads, "Parallel: N"): one job is (process_in_use +
+	 * requested) / N, and N did not fit, so at most N − 1 do. Otherwise
+	 * this process is one job. */
+	num per_job = add(pin, get(f, "oom.requested"));
+	num njobs = get(f, "log.parallel_jobs");
+	bool in_process = per_job.ok && njobs.ok && njobs.v >= 2 &&
+			  (!others.ok || others.v < per_job.v / njobs.v);
+	if (in_process) {
+		per_job.v /= njobs.v;
+		per_job.lo /= njobs.v;
+		per_job.hi /= njobs.v;
+	}
+	put(f, "parallel.per_job", KG_FACT_BYTES, per_job);
+	put(f, "parallel.in_process", KG_FACT_BOOL,
+	    njobs.ok && per_job.ok ? (num){true, in_process, in_process, in_process, njobs.prov} : (num){0});
+	num jobs = divide(total, per_job);
+	if (jobs.ok) {
+		/* the conservative end of the interval: jobs that surely fit */
+		double k = floor(jobs.lo);
+		if (in_process && k > njobs.v - 1)
+			k = njobs.v - 1;
+		jobs.v = jobs.lo = jobs.hi = k < 1 ? 1 : k;
+	}
+	put(f, "parallel.max_jobs", KG_FACT_COUNT, jobs);
+
+	const kg_fact *ver = kg_facts_get(f, "torch.version");
+	num code = {0};
+	if (ver && ver->str) {
+		int maj, min;
+		if (sscanf(ver->str, "%d.%d", &maj, &min) == 2 && maj >= 0 && min >= 0 && min < 100)
+			code = (num){true, maj * 100.0 + min, maj * 100.0 + min, maj * 100.0 + min,
+				     ver->provenance};
+	}
+	put(f, "torch.version_code", KG_FACT_COUNT, code);
+}
+
+/* ---- --set ------------------------------------------------------------ */
+
+static bool parse_count(const char *s, double *out)
+{
+	char buf[64];
+	size_t o = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == ',' || *p == '_')
+			continue;
+		if (o + 1 >= sizeof buf)
+			return false;
+		buf[o++] = *p;
+	}
+	buf[o] = 0;
+	if (!o)
+		return false;
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (*end || errno || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_ratio(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s)
+		return false;
+	while (*end == ' ')
+		end++;
+	if (*end == '%') {
+		v /= 100.0;
+		end++;
+	}
+	if (*end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool has_unit(const char *s)
+{
+	size_t n = strlen(s);
+	while (n && s[n - 1] == ' ')
+		n--;
+	return n && isalpha((unsigned char)s[n - 1]);
+}
+
+int kg_facts_set_arg(kg_facts *f, const char *arg, kg_error *err)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return kg_fail(err, "--set needs NAME=VALUE, got '%s'", arg);
+	char *name = kg_strndup(arg, (size_t)(eq - arg));
+	const char *val = eq + 1;
+	int rc = 0;
+	const kg_fact_info *info = kg_fact_info_find(name);
+	if (!info) {
+		rc = kg_fail(err, "--set %s: unknown fact name (see 'kgmem-diagnose rules facts')", name);
+		goto out;
+	}
+	size_t L = strlen(info->name);
+	bool prefix = info->name[L - 1] == '*';
+	kg_fact_type type = info->type;
+	bool b;
+	if (prefix) {
+		kg_size sz;
+		double d;
+		if (truthy(val, strlen(val), &b))
+			type = KG_FACT_BOOL;
+		else if (has_unit(val) && kg_size_parse_str(val, &sz) == 0)
+			type = KG_FACT_BYTES;
+		else if (parse_count(val, &d))
+			type = KG_FACT_COUNT;
+		else
+			type = KG_FACT_STRING;
+	}
+	switch (type) {
+	case KG_FACT_BYTES: {
+		kg_size sz;
+		if (kg_size_parse_str(val, &sz) < 0) {
+			rc = kg_fail(err, "--set %s: '%s' is not a size (e.g. 12GiB, 512 MiB)", name, val);
+			goto out;
+		}
+		kg_facts_set_bytes(f, name, sz, "--set");
+		break;
+	}
+	case KG_FACT_COUNT: {
+		double d;
+		if (!parse_count(val, &d)) {
+			rc = kg_fail(err, "--set %s: '%s' is not a number", name, val);
+			goto out;
+		}
+		kg_facts_set_num(f, name, KG_FACT_COUNT, d, "--set");
+		break;
+	}
+	case KG_FACT_RATIO: {
+		double d;
+		if (!parse_ratio(val, &d)) {
+			rc = kg_fail(err, "--set %s: '%s' is not a ratio (e.g. 0.9 or 90%%)", name, val);
+			goto out;
+		}
+		kg_facts_set_num(f, name, KG_FACT_RATIO, d, "--set");
+		break;
+	}
+	case KG_FACT_BOOL:
+		if (!truthy(val, strlen(val), &b)) {
+			rc = kg_fail(err, "--set %s: '%s' is not true or false", name, val);
+			goto out;
+		}
+		kg_facts_set_num(f, name, KG_FACT_BOOL, b, "--set");
+		break;
+	case KG_FACT_STRING:
+		kg_facts_set_str(f, name, val, "--set");
+		break;
+	}
+	kg_facts_derive(f);
+out:
+	free(name);
+	return rc;
+}

@@ -1,0 +1,139 @@
+/* incident.c — see include/model/incident.h. */
+#include "model/incident.h"
+#include "model/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void memory_init(kg_memory *m)
+{
+	kg_size n = kg_size_none();
+	m->requested = m->total_capacity = m->free = m->allocated = n;
+	m->reserved = m->reserved_unallocated = m->process_in_use = n;
+	m->allowed = m->private_pools = m->other_allocations = n;
+	m->procs = NULL;
+	m->nprocs = 0;
+}
+
+void kg_incident_init(kg_incident *inc)
+{
+	memset(inc, 0, sizeof *inc);
+	memory_init(&inc->mem);
+	inc->kind = "oom";
+	inc->device_index = KG_NONE;
+	inc->rank = inc->step = inc->epoch = KG_NONE;
+	kg_budget *b = &inc->budget;
+	b->capacity = b->free = b->allocated = b->cached_unused = KG_NONE;
+	b->non_pytorch = b->other_processes = b->unaccounted = b->requested = KG_NONE;
+}
+
+void kg_differential_free(kg_incident *inc)
+{
+	for (size_t i = 0; i < inc->ndifferential; i++) {
+		kg_hypothesis *h = &inc->differential[i];
+		for (size_t k = 0; k < h->nevidence; k++) {
+			free(h->evidence[k].text);
+			free(h->evidence[k].source);
+		}
+		free(h->evidence);
+	}
+	free(inc->differential);
+	inc->differential = NULL;
+	inc->ndifferential = 0;
+}
+
+enum kg_severity kg_incident_severity(const kg_incident *inc)
+{
+	return inc->kind && !strcmp(inc->kind, "oom-warning") ? KG_SEV_WARNING : KG_SEV_ERROR;
+}
+
+void kg_memory_free(kg_memory *m)
+{
+	free(m->procs);
+	memory_init(m);
+}
+
+void kg_memory_copy(kg_memory *dst, const kg_memory *src)
+{
+	free(dst->procs);
+	*dst = *src;
+	if (src->nprocs) {
+		dst->procs = kg_malloc(src->nprocs * sizeof *src->procs);
+		memcpy(dst->procs, src->procs, src->nprocs * sizeof *src->procs);
+	} else {
+		dst->procs = NULL;
+	}
+}
+
+void kg_frame_free(kg_frame *f)
+{
+	free(f->file);
+	free(f->function);
+	free(f->code);
+}
+
+const char *kg_remedy_key(const kg_remedy *r, size_t i)
+{
+	return r->set_keys && r->set_keys[i] ? r->set_keys[i] : r->set_roles[i];
+}
+
+void kg_remedy_free(kg_remedy *r)
+{
+	free(r->title);
+	for (size_t i = 0; i < r->nenv; i++) {
+		free(r->env_names[i]);
+		free(r->env_values[i]);
+	}
+	free(r->env_names);
+	free(r->env_values);
+	for (size_t i = 0; i < r->nset; i++) {
+		free(r->set_roles[i]);
+		free(r->set_values[i]);
+		if (r->set_keys)
+			free(r->set_keys[i]);
+	}
+	free(r->set_keys);
+	free(r->set_roles);
+	free(r->set_values);
+	free(r->code);
+	free(r->caveat);
+}
+
+void kg_finding_free(kg_finding *f)
+{
+	free(f->rule);
+	free(f->category);
+	free(f->title);
+	free(f->message);
+	for (size_t i = 0; i < f->nevidence; i++)
+		free(f->evidence[i]);
+	free(f->evidence);
+	for (size_t i = 0; i < f->nremedies; i++)
+		kg_remedy_free(&f->remedies[i]);
+	free(f->remedies);
+}
+
+void kg_incident_free(kg_incident *inc)
+{
+	for (size_t i = 0; i < inc->nfindings; i++)
+		kg_finding_free(&inc->findings[i]);
+	free(inc->findings);
+	kg_differential_free(inc);
+	kg_memory_free(&inc->mem);
+	if (inc->tensor) {
+		free(inc->tensor->shape);
+		free(inc->tensor);
+	}
+	free(inc->status);
+	free(inc->message);
+	free(inc->path);
+	free(inc->alloc_conf);
+	free(inc->alloc_conf_var);
+	for (size_t i = 0; i < inc->nframes; i++)
+		kg_frame_free(&inc->frames[i]);
+	free(inc->frames);
+	for (size_t i = 0; i < inc->nfollowups; i++)
+		free(inc->followups[i].text);
+	free(inc->followups);
+	memset(inc, 0, sizeof *inc);
+}

@@ -1,0 +1,176 @@
+/* context.c — see include/read/context.h. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "read/context.h"
+#include "read/regex.h"
+#include "model/vocab.h"
+
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kg_regex *re_global_step, *re_step, *re_epoch, *re_iter;
+static kg_regex *re_eval, *re_ckpt, *re_model_load, *re_train;
+static kg_regex *re_conf_assign, *re_conf_environ;
+static kg_regex *re_rank_line, *re_config_path;
+static bool ready;
+
+int kg_context_init(kg_error *err)
+{
+	if (ready)
+		return 0;
+	(void)err; /* nothing can fail here: each pattern compiles on its first
+		    * match (kg_regex_new_lazy), as most lines reach few of them */
+	uint32_t I = PCRE2_CASELESS;
+	re_global_step = kg_regex_new_lazy("\\bglobal[_ ]step\\s*[=:]?\\s*(\\d{1,12})\\b", I);
+	re_step = kg_regex_new_lazy("(?<![\\w.])step\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I);
+	re_iter = kg_regex_new_lazy("(?<![\\w.])iter(?:ation)?\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\b", I);
+	re_epoch = kg_regex_new_lazy("(?<![\\w.])epoch\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,9})\\b", I);
+	/* …or a command line that runs an evaluation script (python test.py,
+	 * python scripts/evaluate.py, python3 eval_completion.py) */
+	re_eval = kg_regex_new_lazy("(?:^|[^\\w/.])(?:eval(?:uat(?:e|es|ing|ion))?|validat(?:e|ing|ion)|valid|testing|test set|predict(?:ing|ion|ions)?|inference|generating|rank(?:ing)? (?:all|candidates|entities)"
+		       "|python[\\d.]*\\s+(?:-\\S+\\s+)*(?:\\S*/)?(?:test|eval|evaluate|evaluation|inference|infer|predict|validate|validation)(?:_\\w*)?\\.py)\\b",
+		       I);
+	re_ckpt = kg_regex_new_lazy("\\b(?:sav(?:e|ing|ed)\\b[^\\n]{0,40}\\b(?:checkpoint|ckpt|state[_ ]dict|model)|checkpoint[^\\n]{0,20}\\b(?:sav|writ)|writing\\s+checkpoint|load(?:ing|ed)?\\s+(?:from\\s+)?(?:the\\s+)?(?:checkpoint|ckpt|state[_ ]dict)(?!\\s+shards))",
+		       I);
+	re_model_load = kg_regex_new_lazy("\\b(?:Loading checkpoint shards|from_pretrained|load(?:ing)? (?:the )?(?:pretrained )?model\\b|model loading)", I);
+	re_train = kg_regex_new_lazy("(?:^|[^\\w/.])(?:train(?:ing)?|epoch)\\b", I);
+	re_conf_assign = kg_regex_new_lazy("\\b(PYTORCH_\\w*ALLOC\\w*)\\s*[=:]\\s*['\"]?([^\\s'\"]+)", 0);
+	re_conf_environ = kg_regex_new_lazy("\\[\\s*['\"](PYTORCH_\\w*ALLOC\\w*)['\"]\\s*\\]\\s*=\\s*['\"]([^'\"]*)['\"]", 0);
+	re_rank_line = kg_regex_new_lazy("^\\s*rank\\s*:\\s*(\\d{1,7})\\b", 0);
+	re_config_path = kg_regex_new_lazy("(?:--config|--cfg|--config-file|--config_file|(?<![\\w-])-c|\\bconfig(?:_file|_path)?)"
+			      "\\s*[=: ]\\s*['\"]?([\\w./~+-]+\\.ya?ml)\\b", I);
+	ready = true;
+	return 0;
+}
+
+void kg_context_fini(void)
+{
+	kg_regex **all[] = {&re_global_step, &re_step, &re_epoch, &re_iter, &re_eval, &re_ckpt,
+			    &re_model_load, &re_train, &re_conf_assign, &re_conf_environ,
+			    &re_rank_line, &re_config_path};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		kg_regex_free(*all[i]);
+		*all[i] = NULL;
+	}
+	ready = false;
+}
+
+static bool group_int(const kg_match *m, const char *s, int g, int64_t *out)
+{
+	const char *p;
+	size_t len;
+	if (!kg_match_group(m, s, g, &p, &len) || len == 0 || len > 12)
+		return false;
+	int64_t v = 0;
+	for (size_t i = 0; i < len; i++)
+		v = v * 10 + (p[i] - '0');
+	*out = v;
+	return true;
+}
+
+bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch)
+{
+	bool found = false;
+	kg_match m;
+	bool has_step = kg_memcasemem(line, n, "step", 4) != NULL;
+	bool has_iter = kg_memcasemem(line, n, "iter", 4) != NULL;
+	bool has_epoch = kg_memcasemem(line, n, "epoch", 5) != NULL;
+	if (has_step) {
+		if (kg_regex_match(re_global_step, line, n, 0, &m) && group_int(&m, line, 1, step))
+			found = true;
+		else if (kg_regex_match(re_step, line, n, 0, &m) && group_int(&m, line, 1, step))
+			found = true;
+	}
+	if (!has_step && has_iter && kg_regex_match(re_iter, line, n, 0, &m) &&
+	    group_int(&m, line, 1, step))
+		found = true;
+	if (has_epoch && kg_regex_match(re_epoch, line, n, 0, &m) && group_int(&m, line, 1, epoch))
+		found = true;
+	return found;
+}
+
+const char *kg_ctx_phase_marker(const char *line, size_t n)
+{
+	kg_match m;
+	/* cheap literal gates before each regex */
+	bool maybe_load = kg_memcasemem(line, n, "load", 4) || kg_memcasemem(line, n, "pretrained", 10);
+	if (maybe_load && kg_regex_match(re_model_load, line, n, 0, &m))
+		return KG_PHASE_WORD(MODEL_LOAD);
+	if ((kg_memcasemem(line, n, "checkpoint", 10) || kg_memcasemem(line, n, "ckpt", 4) ||
+	     kg_memcasemem(line, n, "state", 5) || kg_memcasemem(line, n, "sav", 3)) &&
+	    kg_regex_match(re_ckpt, line, n, 0, &m))
+		return KG_PHASE_WORD(CHECKPOINT);
+	if ((kg_memcasemem(line, n, "eval", 4) || kg_memcasemem(line, n, "valid", 5) ||
+	     kg_memcasemem(line, n, "test", 4) || kg_memcasemem(line, n, "predict", 7) ||
+	     kg_memcasemem(line, n, "infer", 5) || kg_memcasemem(line, n, "generat", 7) ||
+	     kg_memcasemem(line, n, "rank", 4)) &&
+	    kg_regex_match(re_eval, line, n, 0, &m))
+		return KG_PHASE_WORD(EVAL);
+	if ((kg_memcasemem(line, n, "train", 5) || kg_memcasemem(line, n, "epoch", 5)) &&
+	    kg_regex_match(re_train, line, n, 0, &m))
+		return "train";
+	/* a plain progress line ("step 120 | loss 0.31") is training too */
+	if (kg_memcasemem(line, n, "loss", 4) && kg_memcasemem(line, n, "step", 4))
+		return "train";
+	return NULL;
+}
+
+bool kg_ctx_alloc_conf(const char *line, size_t n, char **var, char **value)
+{
+	if (!memmem(line, n, "PYTORCH_", 8) || !memmem(line, n, "ALLOC", 5))
+		return false;
+	/* the allocator's own advice inside an OOM message is not an echo */
+	if (memmem(line, n, "try setting", 11) || memmem(line, n, "out of memory", 13))
+		return false;
+	kg_match m;
+	const char *p, *q;
+	size_t plen, qlen;
+	if ((kg_regex_match(re_conf_environ, line, n, 0, &m) ||
+	     kg_regex_match(re_conf_assign, line, n, 0, &m)) &&
+	    kg_match_group(&m, line, 1, &p, &plen) && kg_match_group(&m, line, 2, &q, &qlen)) {
+		*var = kg_strndup(p, plen);
+		*value = kg_strndup(q, qlen);
+		return true;
+	}
+	return false;
+}
+
+bool kg_ctx_config_path(const char *line, size_t n, char **path)
+{
+	if (!memmem(line, n, ".yaml", 5) && !memmem(line, n, ".yml", 4))
+		return false;
+	kg_match m;
+	const char *p;
+	size_t len;
+	if (kg_regex_match(re_config_path, line, n, 0, &m) && kg_match_group(&m, line, 1, &p, &len)) {
+		*path = kg_strndup(p, len);
+		return true;
+	}
+	return false;
+}
+
+const char *kg_ctx_followup(const char *line, size_t n)
+{
+	if (memmem(line, n, "device-side assert triggered", 28))
+		return "device-side-assert";
+	if (memmem(line, n, "illegal memory access", 21))
+		return "illegal-memory-access";
+	if ((memmem(line, n, "Watchdog caught collective operation timeout", 44) ||
+	     (memmem(line, n, "NCCL", 4) && kg_memcasemem(line, n, "timeout", 7) &&
+	      (kg_memcasemem(line, n, "watchdog", 8) || memmem(line, n, "ProcessGroupNCCL", 16)))))
+		return "nccl-timeout";
+	if (memmem(line, n, "failed (exitcode: ", 18) && memmem(line, n, "local_rank", 10))
+		return "elastic-child-failed";
+	return NULL;
+}
+
+int kg_ctx_root_cause(const char *line, size_t n, int64_t *rank)
+{
+	if (memmem(line, n, "Root Cause (first observed failure)", 35))
+		return 1;
+	kg_match m;
+	if (memmem(line, n, "rank", 4) && kg_regex_match(re_rank_line, line, n, 0, &m) &&
+	    group_int(&m, line, 1, rank))
+		return 2;
+	return 0;
+}

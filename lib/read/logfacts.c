@@ -1,0 +1,511 @@
+/* logfacts.c — see include/read/logfacts.h. Each parser first looks for a
+ * literal keyword with kg_memcasemem and runs PCRE2 (JIT) only on lines
+ * that have one. The compiled patterns are process-wide and compiled on
+ * first use; the parsers are not safe to call from two threads at once. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "read/logfacts.h"
+#include "model/util.h"
+
+#include <math.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pattern {
+	const char *src;
+	pcre2_code *re;
+	pcre2_match_data *md;
+} pattern;
+
+static pcre2_match_context *mctx;
+
+static pcre2_code *pat(pattern *p)
+{
+	if (!p->re) {
+		int ec;
+		PCRE2_SIZE eo;
+		p->re = pcre2_compile((PCRE2_SPTR)p->src, PCRE2_ZERO_TERMINATED,
+				      PCRE2_CASELESS, &ec, &eo, NULL);
+		if (!p->re)
+			abort(); /* a bug in the literal patterns below */
+		pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE);
+		p->md = pcre2_match_data_create_from_pattern(p->re, NULL);
+		if (!mctx) {
+			mctx = pcre2_match_context_create(NULL);
+			pcre2_set_match_limit(mctx, 100000);
+			pcre2_set_depth_limit(mctx, 1000);
+		}
+	}
+	return p->re;
+}
+
+/* Matches p at or after *start; on success returns the ovector and moves
+ * *start past the match. */
+static PCRE2_SIZE *match(pattern *p, const char *s, size_t n, size_t *start)
+{
+	if (*start > n)
+		return NULL;
+	pcre2_code *re = pat(p); /* compiles p->md on first use: before reading it */
+	int rc = pcre2_match(re, (PCRE2_SPTR)s, n, *start, 0, p->md, mctx);
+	if (rc < 0)
+		return NULL;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);
+	*start = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+	return ov;
+}
+
+static bool has_any(const char *s, size_t n, const char *const *words, size_t nw)
+{
+	for (size_t i = 0; i < nw; i++)
+		if (kg_memcasemem(s, n, words[i], strlen(words[i])))
+			return true;
+	return false;
+}
+
+static int64_t int_at(const char *s, size_t a, size_t b)
+{
+	int64_t v = 0;
+	for (size_t i = a; i < b; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > INT64_MAX / 10 - 10)
+			return KG_NONE;
+		v = v * 10 + (s[i] - '0');
+	}
+	return b > a ? v : KG_NONE;
+}
+
+/* ---- readings ---------------------------------------------------------- */
+
+static pattern p_named = {.src =
+	"\\b(max_?mem(?:ory)?_?(?:allocated|reserved|cached)|mem(?:ory)?_?(?:allocated|reserved|cached)"
+	"|max_ma|max_ca|ma|ca|gpu_?mem)(?:\\(\\))?\\s*[:=]?\\s*([0-9]+(?:\\.[0-9]+)?\\s*(?:[KMGT]i?B|bytes|[KMGT]\\b)?)"};
+static pattern p_value_word = {.src =
+	"\\b([0-9]+(?:\\.[0-9]+)?\\s*[KMGT]i?B)\\s+(?:max(?:imum)?\\s+|peak\\s+)?(allocated|reserved|cached)\\b"};
+static pattern p_word_value = {.src =
+	"\\b((?:max(?:imum)?[ _]|peak[ _])?(?:allocated|reserved|cached))(?:\\s+memory)?\\s*[:=]\\s*([0-9]+(?:\\.[0-9]+)?\\s*[KMGT]i?B)"};
+static pattern p_epoch = {.src = "\\bepoch\\s*[:=#]?\\s*\\[?\\s*([0-9]+)"};
+static pattern p_step = {.src = "\\b(?:global_|train_)?(?:step|iter(?:ation)?)\\s*[:=#]?\\s*\\[?\\s*([0-9]+)"};
+
+static kg_reading_kind kind_of(const char *w, size_t n)
+{
+	bool max = kg_memcasemem(w, n, "max", 3) || kg_memcasemem(w, n, "peak", 4);
+	bool res = kg_memcasemem(w, n, "reserved", 8) || kg_memcasemem(w, n, "cached", 6) ||
+		   (n >= 2 && (w[n - 2] == 'C' || w[n - 2] == 'c') && (w[n - 1] == 'A' || w[n - 1] == 'a')) ||
+		   kg_memcasemem(w, n, "gpu", 3); /* ultralytics GPU_mem = memory_reserved() */
+	if (max)
+		return res ? KG_READ_MAX_RESERVED : KG_READ_MAX_ALLOCATED;
+	return res ? KG_READ_RESERVED : KG_READ_ALLOCATED;
+}
+
+static int64_t ctx_number(pattern *p, const char *s, size_t n)
+{
+	size_t at = 0;
+	PCRE2_SIZE *ov = match(p, s, n, &at);
+	return ov ? int_at(s, ov[2], ov[3]) : KG_NONE;
+}
+
+static size_t add_reading(kg_log_reading *out, size_t k, size_t max, kg_reading_kind kind,
+			  const char *s, size_t a, size_t b)
+{
+	if (k >= max)
+		return k;
+	kg_size v;
+	size_t used;
+	if (kg_size_parse(s + a, b - a, &v, &used) < 0)
+		return k;
+	for (size_t i = 0; i < k; i++)
+		if (out[i].kind == kind)
+			return k; /* one reading per kind and line */
+	out[k].kind = kind;
+	out[k].value = v;
+	out[k].step = out[k].epoch = KG_NONE;
+	out[k].line = 0;
+	return k + 1;
+}
+
+size_t kg_parse_readings(const char *s, size_t n, kg_log_reading *out, size_t max)
+{
+	static const char *const pre[] = {"alloc", "reserved", "cached", "MA ", "CA ", "mem"};
+	if (!max || !has_any(s, n, pre, sizeof pre / sizeof *pre))
+		return 0;
+	size_t k = 0, at = 0;
+	PCRE2_SIZE *ov;
+	while ((ov = match(&p_named, s, n, &at)) && k < max) {
+		const char *w = s + ov[2];
+		size_t wl = ov[3] - ov[2];
+		/* DeepSpeed's "MA"/"CA" must be upper case and followed by a unit */
+		bool short_name = wl <= 6 && (kg_memcasemem(w, wl, "ma", 2) || kg_memcasemem(w, wl, "ca", 2)) &&
+				  !kg_memcasemem(w, wl, "mem", 3);
+		if (short_name && (w[wl - 1] != 'A' || w[wl - 2] == 'a' || w[wl - 2] == 'c'))
+			continue;
+		const char *num = s + ov[4];
+		size_t nl = ov[5] - ov[4];
+		bool unit = nl && (num[nl - 1] < '0' || num[nl - 1] > '9');
+		if (!unit && (short_name || memchr(num, '.', nl)))
+			continue; /* a bare decimal has no unit we could trust */
+		k = add_reading(out, k, max, kind_of(w, wl), s, ov[4], ov[5]);
+	}
+	at = 0;
+	while ((ov = match(&p_value_word, s, n, &at)) && k < max) {
+		/* "3.2GB allocated" — the word may be "max allocated" (group 0 span) */
+		const char *w = s + ov[0];
+		k = add_reading(out, k, max, kind_of(w, ov[1] - ov[0]), s, ov[2], ov[3]);
+	}
+	at = 0;
+	while ((ov = match(&p_word_value, s, n, &at)) && k < max)
+		k = add_reading(out, k, max, kind_of(s + ov[2], ov[3] - ov[2]), s, ov[4], ov[5]);
+	if (k) {
+		int64_t ep = ctx_number(&p_epoch, s, n), st = ctx_number(&p_step, s, n);
+		for (size_t i = 0; i < k; i++) {
+			out[i].epoch = ep;
+			out[i].step = st;
+		}
+	}
+	return k;
+}
+
+/* ---- parallelism hints ------------------------------------------------ */
+
+static struct {
+	pattern p;
+	const char *kind;
+	int plus;   /* added to the number (gwN → N + 1 workers) */
+} hints[] = {
+	{{.src = "\\bn_jobs\\s*[=:]\\s*([0-9]+)"}, "n_jobs", 0},
+	{{.src = "--nproc[_-]per[_-]node(?:\\s*=\\s*|\\s+)([0-9]+)"}, "nproc_per_node", 0},
+	{{.src = "\\bpytest\\b.*?\\s-n\\s*([0-9]+)\\b"}, "pytest-xdist", 0},
+	{{.src = "\\bcreated:\\s*([0-9]+)/[0-9]+\\s+workers\\b"}, "pytest-xdist", 0},
+	{{.src = "\\[gw([0-9]+)\\]"}, "pytest-xdist", 1},
+	{{.src = "\\b(?:num_parallel_trials|n_parallel|max_concurrent_trials|parallel_trials)\\s*[=:]\\s*([0-9]+)"}, "parallel-trials", 0},
+	{{.src = "\\bparallel(?:\\s+(?:jobs|trials|workers))?\\s*:\\s*([0-9]+)\\b"}, "parallel", 0},
+	{{.src = "(?-i:\\bPAR)\\s*[?]?=\\s*([0-9]+)\\b"}, "parallel", 0},
+};
+
+int kg_parse_parallel_hint(const char *s, size_t n, int64_t *jobs, const char **kind)
+{
+	static const char *const pre[] = {"n_jobs", "parallel", "PAR", "nproc", "pytest",
+					  "workers", "[gw", "concurrent"};
+	if (!has_any(s, n, pre, sizeof pre / sizeof *pre))
+		return 0;
+	for (size_t i = 0; i < sizeof hints / sizeof *hints; i++) {
+		size_t at = 0;
+		PCRE2_SIZE *ov = match(&hints[i].p, s, n, &at);
+		if (!ov)
+			continue;
+		int64_t v = int_at(s, ov[2], ov[3]);
+		if (v == KG_NONE || v < 1 || v > 1000000)
+			continue;
+		*jobs = v + hints[i].plus;
+		if (kind)
+			*kind = hints[i].kind;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- store and facts --------------------------------------------------- */
+
+#define MAX_READINGS 1000000
+
+void kg_log_facts_init(kg_log_facts *lf)
+{
+	memset(lf, 0, sizeof *lf);
+	lf->parallel_jobs = KG_NONE;
+}
+
+static void index_free(kg_log_facts *lf);
+
+void kg_log_facts_free(kg_log_facts *lf)
+{
+	index_free(lf);
+	free(lf->readings);
+	kg_log_facts_init(lf);
+}
+
+void kg_log_facts_add_reading(kg_log_facts *lf, const kg_log_reading *r, int64_t step,
+			      int64_t epoch, long line)
+{
+	if (lf->nreadings >= MAX_READINGS)
+		return;
+	if (lf->nreadings && line < lf->readings[lf->nreadings - 1].line)
+		return; /* out of line order: the queries rely on the order */
+	if (lf->nreadings == lf->cap) {
+		lf->cap = lf->cap ? lf->cap * 2 : 64;
+		lf->readings = kg_realloc(lf->readings, lf->cap * sizeof *lf->readings);
+	}
+	kg_log_reading *x = &lf->readings[lf->nreadings++];
+	*x = *r;
+	if (x->step == KG_NONE)
+		x->step = step;
+	if (x->epoch == KG_NONE)
+		x->epoch = epoch;
+	x->line = line;
+}
+
+void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind, long line)
+{
+	if (lf->parallel_jobs == KG_NONE || jobs > lf->parallel_jobs) {
+		lf->parallel_jobs = jobs;
+		lf->parallel_kind = kind;
+		lf->parallel_line = line;
+	}
+}
+
+static const char *const kind_names[] = {"allocated", "reserved", "max_allocated", "max_reserved"};
+
+typedef struct point { double x; kg_size v; long line; } point;
+
+/* ---- index for the per-incident queries ----------------------------------
+ * Each incident asks for the facts of the readings before its line, a
+ * prefix of the (line-ordered) readings. The index, built once per set of
+ * readings, answers each such question in O(log n) plus one pass over the
+ * points of the chosen series (for the regression), with exactly the values
+ * a direct pass over the prefix gives. */
+
+enum { G_EPOCH, G_STEP, G_READING, NG };
+
+typedef struct lgroup {
+	bool built;
+	point *pts;         /* final points: last reading of each run of one x */
+	uint32_t *start;    /* position (in the kind's list) of each point's first reading */
+	size_t np;
+	size_t first_bad;   /* first i ≥ 1 with pts[i].v.hi < pts[i-1].v.lo, else np */
+	uint32_t *lastkey;  /* per position: the last one at or before it that has
+	                       the group's key (UINT32_MAX when none); epoch/step only */
+} lgroup;
+
+typedef struct lkind {
+	uint32_t *idx;        /* indexes of this kind's readings (≤ MAX_READINGS) */
+	uint32_t *maxpos;     /* per position: where the (first) maximum so far is */
+	size_t n;
+	size_t diff[2];       /* first position whose epoch (step) differs from the
+	                         first one seen, else n */
+	lgroup g[NG];         /* built when a query first needs one */
+} lkind;
+
+struct kg_log_index {
+	size_t built_for;     /* nreadings when built */
+	lkind k[4];
+};
+
+static void index_free(kg_log_facts *lf)
+{
+	struct kg_log_index *ix = lf->index;
+	if (!ix)
+		return;
+	for (int k = 0; k < 4; k++) {
+		free(ix->k[k].idx);
+		free(ix->k[k].maxpos);
+		for (int g = 0; g < NG; g++) {
+			free(ix->k[k].g[g].pts);
+			free(ix->k[k].g[g].start);
+			free(ix->k[k].g[g].lastkey);
+		}
+	}
+	free(ix);
+	lf->index = NULL;
+}
+
+static int64_t group_key(const kg_log_reading *r, int g)
+{
+	return g == G_EPOCH ? r->epoch : r->step;
+}
+
+/* The kinds' reading lists, running maxima and key changes. */
+static void index_build(kg_log_facts *lf)
+{
+	if (lf->index && lf->index->built_for == lf->nreadings)
+		return;
+	index_free(lf);
+	struct kg_log_index *ix = kg_malloc(sizeof *ix);
+	memset(ix, 0, sizeof *ix);
+	ix->built_for = lf->nreadings;
+	size_t count[4] = {0};
+	for (size_t i = 0; i < lf->nreadings; i++)
+		count[lf->readings[i].kind]++;
+	for (int k = 0; k < 4; k++) {
+		ix->k[k].idx = kg_malloc((count[k] ? count[k] : 1) * sizeof *ix->k[k].idx);
+		ix->k[k].maxpos = kg_malloc((count[k] ? count[k] : 1) * sizeof *ix->k[k].maxpos);
+	}
+	for (size_t i = 0; i < lf->nreadings; i++) {
+		lkind *K = &ix->k[lf->readings[i].kind];
+		K->idx[K->n++] = (uint32_t)i;
+	}
+	for (int k = 0; k < 4; k++) {
+		lkind *K = &ix->k[k];
+		int64_t first[2] = {KG_NONE, KG_NONE};
+		K->diff[0] = K->diff[1] = K->n;
+		for (size_t p = 0; p < K->n; p++) {
+			const kg_log_reading *r = &lf->readings[K->idx[p]];
+			uint32_t best = p ? K->maxpos[p - 1] : 0;
+			if (p && r->value.bytes > lf->readings[K->idx[best]].value.bytes)
+				best = (uint32_t)p;
+			K->maxpos[p] = best;
+			for (int g = 0; g < 2; g++) {
+				int64_t key = group_key(r, g);
+				if (key == KG_NONE)
+					continue;
+				if (first[g] == KG_NONE)
+					first[g] = key;
+				else if (key != first[g] && K->diff[g] == K->n)
+					K->diff[g] = p;
+			}
+		}
+	}
+	lf->index = ix;
+}
+
+/* One series of a kind: the points as a direct pass over all its readings
+ * makes them (last reading of each run of one epoch or step, or every
+ * reading), with where each starts. */
+static const lgroup *group_of(const kg_log_facts *lf, lkind *K, int g)
+{
+	lgroup *G = &K->g[g];
+	if (G->built)
+		return G;
+	size_t m = K->n ? K->n : 1;
+	G->pts = kg_malloc(m * sizeof *G->pts);
+	G->start = kg_malloc(m * sizeof *G->start);
+	if (g != G_READING)
+		G->lastkey = kg_malloc(m * sizeof *G->lastkey);
+	for (size_t p = 0; p < K->n; p++) {
+		const kg_log_reading *r = &lf->readings[K->idx[p]];
+		double x;
+		if (g == G_READING) {
+			x = (double)G->np;
+		} else {
+			int64_t key = group_key(r, g);
+			G->lastkey[p] = key != KG_NONE ? (uint32_t)p : p ? G->lastkey[p - 1] : UINT32_MAX;
+			if (key == KG_NONE)
+				continue;
+			x = (double)key;
+			if (G->np && G->pts[G->np - 1].x == x) {
+				G->pts[G->np - 1].v = r->value;
+				G->pts[G->np - 1].line = r->line;
+				continue;
+			}
+		}
+		G->pts[G->np] = (point){x, r->value, r->line};
+		G->start[G->np++] = (uint32_t)p;
+	}
+	G->first_bad = G->np;
+	for (size_t i = 1; i < G->np; i++)
+		if (G->pts[i].v.hi < G->pts[i - 1].v.lo) {
+			G->first_bad = i;
+			break;
+		}
+	G->built = true;
+	return G;
+}
+
+/* Number of entries of the sorted a[0..n) below v. */
+static size_t below(const uint32_t *a, size_t n, size_t v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts *f)
+{
+	if (!path)
+		path = "<log>";
+	/* the readings before line `before`: a prefix of them */
+	size_t total = lf->nreadings;
+	if (before > 0) {
+		size_t lo = 0, hi = lf->nreadings;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (lf->readings[mid].line < before)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		total = lo;
+	}
+	if (lf->parallel_jobs != KG_NONE && (before <= 0 || lf->parallel_line < before)) {
+		char *prov = kg_asprintf("%s:%ld", path, lf->parallel_line);
+		kg_facts_set_num(f, "log.parallel_jobs", KG_FACT_COUNT, (double)lf->parallel_jobs, prov);
+		if (lf->parallel_kind)
+			kg_facts_set_str(f, "log.parallel_source", lf->parallel_kind, prov);
+		free(prov);
+	}
+	if (!total) {
+		kg_facts_derive(f);
+		return;
+	}
+	index_build(lf);
+	/* the series: the first kind (allocated, reserved, max …) seen */
+	lkind *K = NULL;
+	size_t c = 0;
+	int kind = 0;
+	for (; kind < 4; kind++) {
+		K = &lf->index->k[kind];
+		c = below(K->idx, K->n, total);
+		if (c)
+			break;
+	}
+	/* group: last reading per epoch, else per step, else every reading */
+	bool by_epoch = K->diff[0] < c, by_step = !by_epoch && K->diff[1] < c;
+	const kg_log_reading *rf = &lf->readings[K->idx[0]], *rl = &lf->readings[K->idx[c - 1]];
+	const kg_log_reading *rm = &lf->readings[K->idx[K->maxpos[c - 1]]];
+	kg_size first = rf->value, last = rl->value, mx = rm->value;
+	long first_line = rf->line, last_line = rl->line, max_line = rm->line;
+	const lgroup *G = group_of(lf, K, by_epoch ? G_EPOCH : by_step ? G_STEP : G_READING);
+	/* the points before the prefix's end; the last one holds the last
+	 * reading of its run inside the prefix */
+	size_t np = below(G->start, G->np, c);
+	point lastpt = {0};
+	if (np) {
+		lastpt = G->pts[np - 1];
+		size_t p = G->lastkey ? G->lastkey[c - 1] : c - 1;
+		const kg_log_reading *r = &lf->readings[K->idx[p]];
+		lastpt.v = r->value;
+		lastpt.line = r->line;
+	}
+	char *pl = kg_asprintf("%s:%ld", path, last_line);
+	char *pf = kg_asprintf("%s:%ld", path, first_line);
+	char *pm = kg_asprintf("%s:%ld", path, max_line);
+	kg_facts_set_num(f, "log.readings.count", KG_FACT_COUNT, (double)total, pl);
+	kg_facts_set_str(f, "log.allocated.kind", kind_names[kind], pl);
+	kg_facts_set_bytes(f, "log.allocated.first", first, pf);
+	kg_facts_set_bytes(f, "log.allocated.last", last, pl);
+	kg_facts_set_bytes(f, "log.allocated.max", mx, pm);
+	kg_facts_set_interval(f, "log.allocated.growth", KG_FACT_BYTES,
+			      (double)(last.bytes - first.bytes), (double)(last.lo - first.hi),
+			      (double)(last.hi - first.lo), pl);
+	kg_facts_set_num(f, "log.allocated.points", KG_FACT_COUNT, (double)np, pl);
+	kg_facts_set_str(f, "log.allocated.per", by_epoch ? "epoch" : by_step ? "step" : "reading", pl);
+	if (np >= 2) {
+		/* pairs among finished points from the index, the last one here */
+		bool mono = G->first_bad >= np - 1 && !(lastpt.v.hi < G->pts[np - 2].v.lo);
+		if (lastpt.v.lo <= G->pts[0].v.hi)
+			mono = false;
+		kg_facts_set_num(f, "log.allocated.monotonic", KG_FACT_BOOL, mono, pl);
+		double sx = 0, sy = 0, sxx = 0, sxy = 0;
+		for (size_t i = 0; i < np; i++) {
+			const point *pt = i + 1 == np ? &lastpt : &G->pts[i];
+			double y = (double)pt->v.bytes;
+			sx += pt->x;
+			sy += y;
+			sxx += pt->x * pt->x;
+			sxy += pt->x * y;
+		}
+		double den = (double)np * sxx - sx * sx;
+		if (den != 0 && (by_epoch || by_step)) {
+			double slope = ((double)np * sxy - sx * sy) / den;
+			kg_facts_set_num(f, by_epoch ? "log.allocated.growth_per_epoch"
+					 : "log.allocated.growth_per_step",
+					 KG_FACT_BYTES, round(slope), pl);
+		}
+	}
+	free(pl);
+	free(pf);
+	free(pm);
+	kg_facts_derive(f);
+}

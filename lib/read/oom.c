@@ -1,0 +1,1334 @@
+/* oom.c — the OOM grammars (see include/read/oom.h).
+ *
+ * One grammar per message template of formats.md §1 and §7. Each grammar
+ * has a short *locator* regex (the message's fixed head) and a handler that
+ * reads the body with anchored regexes, clause by clause, so a message cut
+ * anywhere (a notebook that truncated it, a log line limit) still yields
+ * every clause that was printed, and clauses in any order (2.x proc_info)
+ * are all read. Every pattern puts \s+ between words, so a message wrapped
+ * over several lines of the window parses as if it were one line.
+ *
+ * Sources of the templates (formats.md gives commits and issue links):
+ *   pytorch1/pytorch2   c10/cuda/CUDACachingAllocator.cpp (eras A–D), the
+ *                       XPU/HIP/NPU/MLU/MUSA/DPCPP copies (§1.2, §1.5, §7.3)
+ *   cudaMallocAsync     c10/cuda/CUDAMallocAsyncAllocator.cpp (§1.5)
+ *   pytorch_cpu         c10/core/impl/alloc_cpu.cpp (DefaultCPUAllocator)
+ *   cuda_runtime        c10/cuda/CUDAException.cpp, THC THCudaCheck,
+ *                       caffe CUDA_CHECK, CUDA driver CUDA_ERROR_OUT_OF_MEMORY
+ *   cublas / cudnn      c10 "CUDA error: CUBLAS_STATUS_*", "cuDNN error:",
+ *                       cudnn.torch "Error in CuDNN:", caffe CHECK_EQ,
+ *                       XLA stream_executor cuda_blas.cc
+ *   nccl                NCCL "Cuda failure 'out of memory'"
+ *   tensorflow          op_kernel.cc, bfc_allocator.cc, gpu_device.cc (§7.1)
+ *   jax                 tf_allocator_adapter.cc, PJRT, stream_executor
+ *                       cuda_driver.cc, TPU runtime (§7.2)
+ *   mps                 aten/src/ATen/mps/MPSAllocator.mm (§7.3)
+ *   ggml                ggml-cuda.cu, ggml-alloc.c (llama.cpp)
+ *   issue 13            THC cublas runtime error, onnxruntime CUBLAS failure 3,
+ *                       cuDNN ALLOC_FAILED text, "Unable to find a valid cuDNN
+ *                       algorithm" (oom-suspected), XLA:TPU memory spaces,
+ *                       accelerate find_executable_batch_size
+ */
+#include "read/oom.h"
+#include "model/units.h"
+#include "model/util.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A printed size in any of the formats we read: c10 format_size
+ * ("0 bytes", "20.00 MiB"), MPS ("9.07 GB"), TF HumanReadableNumBytes
+ * ("1.97GiB", "0B"), stream-executor ("3.39G"). The unit is mandatory so a
+ * number cut before its unit is never read as bytes. */
+#define SZ "(\\d+(?:\\.\\d+)?\\s?(?:bytes|[KMGTP]i?B|[KMGTP]\\b|B\\b))"
+#define DEVP "(CUDA|HIP|XPU|NPU|MLU|MUSA|DPCPP)"
+
+enum rx_id {
+	/* locators */
+	RX_PT_HEAD, RX_PT_BARE, RX_ASYNC_HEAD, RX_CPU, RX_CUDART,
+	RX_STATUS_CHECK, RX_STATUS, RX_CUBLAS_SE, RX_NCCL,
+	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
+	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
+	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_TF_CUDNN_INIT,
+	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE,
+	RX_ACCEL_BATCH,
+	/* body pieces (matched anchored) */
+	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
+	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
+	RX_PT2_OFALLOC, RX_ASYNC_LINE, RX_NCCL_FAIL,
+	RX_TF_SHAPE, RX_TF_TAIL, RX_TF_BFC_BODY, RX_PJRT_EXACT,
+	NRX
+};
+
+static const char *const rx_src[NRX] = {
+	[RX_PT_HEAD] =
+		"(?:\\b" DEVP "\\s+out\\s+of\\s+memory\\.\\s+)?"
+		"Tried\\s+to\\s+allocate\\s+(?:" SZ "|(more\\s+than\\s+1EB\\s+memory\\.?))",
+	/* A device OOM with no numbers: XPU's first text, or a message cut
+	 * right after its head. Only at a line start or after "…: " (an
+	 * exception class or log prefix), and only when the line ends there,
+	 * so prose mentioning CUDA OOM does not count. */
+	[RX_PT_BARE] =
+		"(?m)(?:^|(?<=: ))[ \\t]*" DEVP "\\s+out\\s+of\\s+memory"
+		"(?:(,\\s+please\\s+use\\s+`?empty_cache`?\\s+to\\s+release\\s+all"
+		"\\s+unoccupied\\s+cached\\s+memory\\.?)|\\.?(?=[ \\t]*$))",
+	[RX_ASYNC_HEAD] =
+		"Allocation\\s+on\\s+device\\s+(\\d+)\\s+would\\s+exceed\\s+allowed\\s+memory\\."
+		"(?:\\s*\\(out\\s+of\\s+memory\\))?",
+	[RX_CPU] =
+		"(?:\\[enforce\\s+fail\\s+at\\s+alloc_cpu\\.cpp:\\d+\\]\\s*\\.?\\s*)?"
+		"DefaultCPUAllocator:\\s+(?:can't\\s+allocate\\s+memory|not\\s+enough\\s+memory):"
+		"\\s+you\\s+tried\\s+to\\s+allocate\\s+(\\d+)\\s+bytes\\.?"
+		"(?:\\s+Error\\s+code\\s+\\d+\\s+\\([^)\\n]*\\))?(?:\\s+Buy\\s+new\\s+RAM!)?",
+	[RX_CUDART] =
+		"(?:(THCudaCheck\\s+FAIL\\s+file=\\S+\\s+line=\\d+\\s+error=2\\s+:\\s+out\\s+of\\s+memory)"
+		"|(cuda\\s+runtime\\s+error\\s+\\(2\\)\\s+:\\s+out\\s+of\\s+memory)"
+		"|\\b(CUDA|HIP|cuda)\\s+error:\\s+out\\s+of\\s+memory"
+		"|(Check\\s+failed:\\s+error\\s+==\\s+cudaSuccess\\s+\\(2\\s+vs\\.\\s+0\\)\\s+out\\s+of\\s+memory)"
+		"|(error=2\\s+:\\s+out\\s+of\\s+memory)"
+		"|((?i:cuda)\\s+failed\\s+with\\s+error\\s+(?:2\\s+)?out\\s+of\\s+memory)"
+		"|((?:failed\\s+call\\s+to\\s+cu\\w+:\\s+)?CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?))"
+		"(?:\\s+current\\s+device:\\s+(\\d+))?",
+	/* caffe CHECK_EQ(status, *_STATUS_SUCCESS) << *GetErrorString(status) */
+	[RX_STATUS_CHECK] =
+		"Check\\s+failed:\\s+\\w+\\s+==\\s+(CUDNN|CUBLAS)_STATUS_SUCCESS\\s+\\((\\d+)\\s+vs\\.\\s+0\\)"
+		"(?:\\s*((?:CUDNN|CUBLAS)_STATUS_[A-Z][A-Z_]*))?",
+	[RX_STATUS] =
+		"(?:(CUDA|HIP|cuDNN|cuBLAS)\\s+error:\\s+|(Error\\s+in\\s+CuDNN:\\s+)"
+		"|(Could\\s+not\\s+create\\s+cudnn\\s+handle:\\s+))?"
+		"\\b((CUDNN|CUBLAS)_STATUS_(?!SUCCESS\\b)[A-Z][A-Z_]*)\\b"
+		"(?:\\.?\\s+when\\s+calling\\s+`[^`\\n]*`?|\\s+\\(\\w+\\))?",
+	[RX_CUBLAS_SE] =
+		"failed\\s+to\\s+create\\s+cublas\\s+handle:\\s+"
+		"(?:the\\s+resource\\s+allocation\\s+failed|(CUBLAS_STATUS_[A-Z][A-Z_]*))",
+	[RX_NCCL] =
+		"(ncclUnhandledCudaError)|(?:NCCL\\s+WARN\\s+)?Cuda\\s+failure\\s+'out\\s+of\\s+memory'",
+	[RX_TF_OOM] =
+		"OOM\\s+when\\s+allocating\\s+tensor\\s+(?:with|of)\\s+shape\\s*\\[",
+	[RX_TF_BFC] =
+		"Allocator\\s+\\(([^)\\s]+)\\)\\s+ran\\s+out\\s+of\\s+memory\\s+trying\\s+to\\s+allocate\\s+" SZ,
+	[RX_TF_EIGEN] =
+		"EigenAllocator\\s+for\\s+GPU\\s+ran\\s+out\\s+of\\s+memory\\s+when\\s+allocating\\s+(\\d+)\\b"
+		"\\.?(?:\\s+See\\s+error\\s+logs\\s+for\\s+more\\s+detailed\\s+info\\.)?",
+	[RX_TF_LIMIT] =
+		"(?:RESOURCE_EXHAUSTED:\\s+)?Allocating\\s+(\\d+)\\s+bytes\\s+exceeds\\s+the\\s+memory"
+		"\\s+limit\\s+of\\s+(\\d+)\\s+bytes\\.?",
+	[RX_JAX_OOM] =
+		"(?:(?:RESOURCE_EXHAUSTED|Resource\\s+exhausted):\\s+)?Out\\s+of\\s+memory\\s+"
+		"(?:while\\s+trying\\s+to\\s+allocate|allocating)\\s+(\\d+)\\s+bytes\\.?",
+	[RX_JAX_PJRT] =
+		"(?:(?:RESOURCE_EXHAUSTED|Resource\\s+exhausted):\\s+)?Failed\\s+to\\s+allocate\\s+request"
+		"\\s+for\\s+" SZ "\\s*(?:\\((\\d+)B\\))?\\s+on\\s+device\\s+ordinal\\s+(\\d+)",
+	[RX_JAX_SE] =
+		"failed\\s+to\\s+allocate\\s+" SZ "\\s+\\((\\d+)\\s+bytes\\)"
+		"(?:\\s+from\\s+device(?::\\s+CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?)?)?",
+	[RX_JAX_TPU] =
+		"(?:Error\\s+allocating\\s+device\\s+buffer:\\s+)?Attempting\\s+to\\s+allocate\\s+" SZ
+		"\\.\\s+That\\s+was\\s+not\\s+possible\\.(?:\\s+There\\s+are\\s+" SZ "\\s+free\\.?)?",
+	[RX_MPS] =
+		"MPS\\s+backend\\s+out\\s+of\\s+memory(?:\\s+\\(MPS\\s+allocated:\\s+" SZ
+		"(?:,\\s+other\\s+allocations:\\s+" SZ "(?:,\\s+max\\s+allowed:\\s+" SZ ")?"
+		"(?:\\)(?:\\.\\s+Tried\\s+to\\s+allocate\\s+" SZ
+		"(?:\\s+on\\s+(?:private|shared)\\s+pool\\.?)?)?)?)?)?",
+	[RX_GGML] =
+		"allocating\\s+" SZ "\\s+on\\s+device\\s+(\\d+):\\s+cudaMalloc\\s+failed:\\s+out\\s+of\\s+memory",
+	[RX_GGML_BUF] =
+		"failed\\s+to\\s+allocate\\s+(\\w+?)(\\d*)\\s+buffer\\s+of\\s+size\\s+(\\d+)",
+	/* THC (PyTorch 0.4–1.0): THCublasCheck in aten/src/THC/THCGeneral.cpp */
+	[RX_CUBLAS_THC] =
+		"cublas\\s+runtime\\s+error\\s*:\\s+resource\\s+allocation\\s+failed"
+		"(?:\\s+at\\s+\\S+THCGeneral\\.cpp:\\d+)?",
+	/* onnxruntime CUBLAS_CALL_THROW (core/providers/cuda/cuda_call.cc):
+	 * "CUBLAS failure 3: the resource allocation failed ; GPU=0 ; …" */
+	[RX_CUBLAS_FAIL] =
+		"CUBLAS\\s+failure\\s+3\\s*:\\s+the\\s+resource\\s+allocation\\s+failed"
+		"(?:\\s*;\\s*GPU=(\\d+))?",
+	/* cudnnGetErrorString(CUDNN_STATUS_ALLOC_FAILED), cuDNN 8/9 wording */
+	[RX_CUDNN_ALLOC] =
+		"Resource\\s+allocation\\s+failed\\s+inside\\s+the\\s+cuDNN\\s+library\\.?",
+	/* aten/src/ATen/native/cudnn/Conv_v7.cpp: every algorithm's workspace
+	 * failed to allocate (or none is supported): an OOM in disguise */
+	[RX_CUDNN_ALGO] =
+		"Unable\\s+to\\s+find\\s+a\\s+valid\\s+cuDNN\\s+algorithm\\s+to\\s+run\\s+convolution",
+	/* XLA:TPU compiler (jax, torch_xla, TF on TPU): a memory space (hbm,
+	 * vmem, smem, …) over its capacity */
+	[RX_XLA_SPACE] =
+		"(?:RESOURCE_EXHAUSTED:\\s+)?(?:XLA:TPU\\s+compile\\s+permanent\\s+error\\.\\s+)?"
+		"Ran\\s+out\\s+of\\s+memory\\s+in\\s+memory\\s+space\\s+(\\w+)"
+		"(?:\\.\\s+Used\\s+" SZ "\\s+of\\s+" SZ "\\s+\\w+\\.?"
+		"(?:\\s+Exceeded\\s+\\w+\\s+capacity\\s+by\\s+" SZ "\\.?)?)?",
+	/* accelerate.utils.memory.find_executable_batch_size: halved the batch
+	 * on every OOM down to zero */
+	[RX_ACCEL_BATCH] =
+		"No\\s+executable\\s+batch\\s+size\\s+found,?\\s+reached\\s+zero\\.?",
+
+	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
+	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
+	[RX_TH_RAM] =
+		"(?:Torch:\\s+)?not\\s+enough\\s+memory:\\s+you\\s+tried\\s+to\\s+allocate\\s+(\\d+)"
+		"\\s*(bytes|GB)\\.?\\s+Buy\\s+new\\s+RAM!",
+	/* SIGKILL, almost always the kernel's OOM killer on a training node:
+	 * torch.utils.data's worker message, the kernel's own line (dmesg),
+	 * bash's "Killed" for a killed child (alone on its line, after a
+	 * progress bar, or after the job's pid), multiprocessing/torchelastic
+	 * signal texts. */
+	[RX_KILLED] =
+		"(DataLoader\\s+worker\\s+\\(pid\\s*[^)\\n]*\\)\\s+is\\s+killed\\s+by\\s+signal:\\s+Killed\\.?)"
+		"|(Out\\s+of\\s+memory:\\s+Killed\\s+process\\s+\\d+[^\\n]*)"
+		"|(?m:(?:(?<=\\])|(?<=\\r)|(?<=\\d\\s)|^)[ \\t]*(Killed)(?:[ \\t]+\\S[^\\n]*)?$)"
+		"|(died\\s+with\\s+<Signals\\.SIGKILL:\\s+9>\\.?|Signal\\s+9\\s+\\(SIGKILL\\)\\s+received\\s+by\\s+PID\\s+\\d+)",
+	/* TensorFlow: cuDNN could not create its handle (TF's BFC pool took the
+	 * device first, or another process did) */
+	[RX_TF_CUDNN_INIT] =
+		"Failed\\s+to\\s+get\\s+convolution\\s+algorithm\\.\\s+This\\s+is\\s+probably\\s+because"
+		"\\s+cuDNN\\s+failed\\s+to\\s+initialize",
+
+	[RX_PT1_GPU] = "\\s*\\(\\s*(?:GPU|NPU|MLU|MUSA|XPU)\\s+(\\d+)",
+	[RX_PT1_CLAUSE] =
+		"\\s*;\\s*" SZ "\\s+(total\\s+capacity|already\\s+allocated|free\\b|allowed\\b"
+		"|reserved\\s+in\\s+total(?:\\s+by\\s+PyTorch)?|cached\\b|[A-Za-z][A-Za-z ]*[A-Za-z])",
+	[RX_PT1_CLOSE] = "\\s*;?\\s*\\)",
+	[RX_PT2_GPU] =
+		"\\.\\s+GPU\\s+(\\d+)(?:\\s+has\\s+a\\s+total\\s+capaci?ty\\s+of\\s+" SZ
+		"(?:\\s+of\\s+which\\s+" SZ "\\s+is\\s+free)?\\.?)?",
+	[RX_PT2_PROC] =
+		"\\s+Process\\s+(\\d+)\\s+has\\s+" SZ "(?:\\s+memory(?:\\s+in(?:\\s+use\\.?)?)?)?",
+	[RX_PT2_SELF] =
+		"\\s+Including\\s+non-PyTorch\\s+memory,\\s+this\\s+process\\s+has\\s+" SZ
+		"(?:\\s+memory(?:\\s+in(?:\\s+use\\.?)?)?)?",
+	[RX_PT2_NOPID] =
+		"\\s+Process\\s+has\\s+" SZ "(?:\\s+memory(?:\\s+in(?:\\s+use\\.?)?)?)?",
+	[RX_PT2_ALLOWED] = "\\s+" SZ "\\s+allowed;?",
+	[RX_PT2_OFALLOC] =
+		"\\s+Of\\s+the\\s+allocated\\s+memory\\s+" SZ "\\s+is\\s+allocated\\s+by\\s+PyTorch"
+		"(?:,\\s+with\\s+" SZ "(?:\\s+allocated\\s+in\\s+private\\s+pools"
+		"(?:\\s+\\(e\\.g\\.,\\s+\\w+\\s+Graphs\\))?)?)?"
+		"(?:,?\\s+and\\s+" SZ "\\s+is\\s+reserved(?:\\s+by(?:\\s+PyTorch(?:\\s+but"
+		"(?:\\s+unallocated)?)?)?)?)?\\.?",
+	[RX_ASYNC_LINE] =
+		"\\s*(Currently\\s+allocated|Requested|Device\\s+limit|Free\\s+\\(according\\s+to\\s+CUDA\\)"
+		"|PyTorch\\s+limit\\s+\\(set\\s+by\\s+user-supplied\\s+memory\\s+fraction\\))\\s*:\\s*" SZ,
+	[RX_NCCL_FAIL] = "Cuda\\s+failure\\s+'out\\s+of\\s+memory'",
+	[RX_TF_SHAPE] =
+		"([0-9,\\s]*)\\](?:\\s+and\\s+type\\s+(\\w+))?(?:\\s+on\\s+(\\S+))?"
+		"(?:\\s+by\\s+allocator\\s+(\\w+))?",
+	[RX_TF_TAIL] =
+		"\\s*(?:\\[Op:[^\\]\\n]*\\](?:\\s+name:[ \\t]*\\S*)?|\\[\\[[^\\n]*?\\]\\]"
+		"|Hint:\\s+If\\s+you\\s+want\\s+to\\s+see\\s+a\\s+list\\s+of\\s+allocated\\s+tensors"
+		"\\s+when\\s+OOM\\s+happens,\\s+add\\s+report_tensor_allocations_upon_oom\\s+to"
+		"\\s+RunOptions\\s+for\\s+current\\s+allocation\\s+info\\.)",
+	[RX_TF_BFC_BODY] =
+		"(?:\\s*\\(rounded\\s+to\\s+(\\d+)\\)\\s*(?:requested\\s+by\\s+op\\s+\\S+)?)?"
+		"(?:\\s+with\\s+freed_by_count=(\\d+)\\.?(?:\\s+The\\s+caller\\s+indicates\\s+that\\s+this"
+		"\\s+is\\s+not\\s+a\\s+failure[^\\n]*)?)?"
+		"(?:\\.?\\s*If\\s+the\\s+cause\\s+is\\s+memory\\s+fragmentation[^\\n]*)?"
+		"(?:\\.?\\s*Current\\s+allocation\\s+summary\\s+follows\\.?)?",
+	[RX_PJRT_EXACT] = "\\((\\d+)B\\)\\s+on\\s+device\\s+ordinal\\s+(\\d+)",
+};
+
+static pcre2_code *rx[NRX];
+
+/* Body pieces that only ever match at a given offset. */
+static bool rx_anchored(int id)
+{
+	return (id >= RX_PT1_GPU && id <= RX_ASYNC_LINE) || id == RX_TF_SHAPE ||
+	       id == RX_TF_TAIL || id == RX_TF_BFC_BODY;
+}
+
+/* Compiles rx[id] and JIT-compiles it. Returns NULL with ec/eo set when
+ * the pattern does not compile. */
+static pcre2_code *rx_compile(int id, int *ec, PCRE2_SIZE *eo)
+{
+	rx[id] = pcre2_compile((PCRE2_SPTR)rx_src[id], PCRE2_ZERO_TERMINATED,
+	                       rx_anchored(id) ? PCRE2_ANCHORED : 0, ec, eo, NULL);
+	/* without JIT support the interpreter runs the same pattern */
+	if (rx[id])
+		(void)pcre2_jit_compile(rx[id], PCRE2_JIT_COMPLETE);
+	return rx[id];
+}
+
+/* rx[id], compiled the first time a grammar needs it: most logs reach a
+ * few grammars or none, and JIT-compiling all of them up front was most of
+ * a small log's run time. The patterns are literals and kg_oom_init (run by
+ * the tests) compiles them all, so one that fails here is a bug: abort. */
+static pcre2_code *rx_get(int id)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	if (!rx[id] && !rx_compile(id, &ec, &eo))
+		abort();
+	return rx[id];
+}
+
+int kg_oom_init(kg_error *err)
+{
+	for (int i = 0; i < NRX; i++) {
+		int ec;
+		PCRE2_SIZE eo;
+		if (!rx[i] && !rx_compile(i, &ec, &eo)) {
+			PCRE2_UCHAR msg[160];
+			pcre2_get_error_message(ec, msg, sizeof msg);
+			kg_oom_fini();
+			return kg_fail(err, "oom grammar %d: %s at offset %zu", i, (char *)msg, (size_t)eo);
+		}
+	}
+	return 0;
+}
+
+void kg_oom_fini(void)
+{
+	for (int i = 0; i < NRX; i++) {
+		pcre2_code_free(rx[i]);
+		rx[i] = NULL;
+	}
+}
+
+/* ---- trigger literals ------------------------------------------------ */
+
+/* Every grammar's head contains one of these, verbatim and case-sensitive
+ * (the texts are fixed strings in their sources). */
+static const char *const triggers[] = {
+	"out of memory", "Tried to allocate", "OUT_OF_MEMORY", "Out of memory",
+	"OOM when allocating", "_STATUS_", "DefaultCPUAllocator",
+	"failed to allocate", "Failed to allocate", "cudaMalloc failed",
+	"Allocation on device", "exceeds the memory limit", "Attempting to allocate",
+	"ncclUnhandledCudaError", "failed to create cublas handle",
+	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
+	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
+	"No executable batch size",
+};
+
+static bool has_lit(const char *s, size_t n, const char *lit)
+{
+	return memmem(s, n, lit, strlen(lit)) != NULL;
+}
+
+#define NTRIG (sizeof triggers / sizeof triggers[0])
+
+/* For each byte, the set of triggers that start with it (bit i = triggers[i]);
+ * built once. One pass over the line then looks only at bytes that can
+ * begin a trigger, instead of one memmem pass per trigger. */
+static uint32_t first_byte[256];
+static size_t trig_len[NTRIG];
+
+static void build_first_byte(void)
+{
+	for (size_t i = 0; i < NTRIG; i++) {
+		first_byte[(unsigned char)triggers[i][0]] |= UINT32_C(1) << i;
+		trig_len[i] = strlen(triggers[i]);
+	}
+}
+
+const char *const *kg_oom_triggers(size_t *n)
+{
+	*n = NTRIG;
+	return triggers;
+}
+
+bool kg_oom_candidate(const char *line, size_t n)
+{
+	if (!trig_len[0])
+		build_first_byte();
+	const unsigned char *s = (const unsigned char *)line;
+	/* every trigger is at least 6 bytes long ("Killed") */
+	for (size_t i = 0; i + 6 <= n; i++) {
+		uint32_t m = first_byte[s[i]];
+		while (m) {
+			int t = __builtin_ctz(m);
+			m &= m - 1;
+			if (trig_len[t] <= n - i && s[i + 1] == (unsigned char)triggers[t][1] &&
+			    memcmp(s + i, triggers[t], trig_len[t]) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- matching helpers ------------------------------------------------ */
+
+#define MAXCAP 16
+
+typedef struct match {
+	size_t v[2 * MAXCAP]; /* PCRE2_UNSET for unset groups */
+} match;
+
+typedef struct ctx {
+	const char *s;
+	size_t n;
+	pcre2_match_data *md;
+	kg_oom *o;
+} ctx;
+
+/* Runs rx[id] on s[0..n) from off; anchored at off when asked. Copies the
+ * ovector into *m. */
+static bool run(ctx *c, int id, size_t n, size_t off, bool anchored, match *m)
+{
+	/* Body pieces are compiled anchored (JIT cannot anchor at match
+	 * time); pcre2_match runs the JIT code whenever there is some. */
+	if (off > n || anchored != rx_anchored(id))
+		return false;
+	int rc = pcre2_match(rx_get(id), (PCRE2_SPTR)c->s, n, off, 0, c->md, NULL);
+	if (rc < 0)
+		return false;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+	uint32_t pairs = pcre2_get_ovector_count(c->md);
+	for (uint32_t i = 0; i < MAXCAP; i++) {
+		m->v[2 * i] = i < pairs && i < (uint32_t)rc ? ov[2 * i] : PCRE2_UNSET;
+		m->v[2 * i + 1] = i < pairs && i < (uint32_t)rc ? ov[2 * i + 1] : PCRE2_UNSET;
+	}
+	return true;
+}
+
+/* Anchored match of a body piece at pos over the whole window. */
+static bool at(ctx *c, int id, size_t pos, match *m)
+{
+	return run(c, id, c->n, pos, true, m);
+}
+
+static bool set(const match *m, int g)
+{
+	return m->v[2 * g] != PCRE2_UNSET;
+}
+
+static size_t mstart(const match *m) { return m->v[0]; }
+static size_t mend(const match *m) { return m->v[1]; }
+
+/* Capture g as a size, or not known; *overflow (when not NULL) says
+ * whether it failed for being 2^63 bytes or more (kg_size_parse's ERANGE:
+ * c10 prints a request wrapped from a negative size as "17179869184.00
+ * GiB", 2^64 bytes). */
+static kg_size cap_size_ex(const ctx *c, const match *m, int g, bool *overflow)
+{
+	kg_size z = kg_size_none();
+	if (overflow)
+		*overflow = false;
+	if (!set(m, g))
+		return z;
+	size_t used;
+	errno = 0;
+	if (kg_size_parse(c->s + m->v[2 * g], m->v[2 * g + 1] - m->v[2 * g], &z, &used) < 0) {
+		if (overflow)
+			*overflow = errno == ERANGE;
+		return kg_size_none();
+	}
+	return z;
+}
+
+static kg_size cap_size(const ctx *c, const match *m, int g)
+{
+	return cap_size_ex(c, m, g, NULL);
+}
+
+static int64_t cap_int(const ctx *c, const match *m, int g)
+{
+	if (!set(m, g))
+		return KG_NONE;
+	int64_t v = 0;
+	for (size_t i = m->v[2 * g]; i < m->v[2 * g + 1]; i++) {
+		if (c->s[i] < '0' || c->s[i] > '9' || v > (INT64_MAX - 9) / 10)
+			return KG_NONE;
+		v = v * 10 + (c->s[i] - '0');
+	}
+	return m->v[2 * g + 1] > m->v[2 * g] ? v : KG_NONE;
+}
+
+/* An exact byte count from a capture, as a kg_size. */
+static kg_size cap_bytes(const ctx *c, const match *m, int g)
+{
+	int64_t v = cap_int(c, m, g);
+	return v == KG_NONE ? kg_size_none() : kg_size_exact(v);
+}
+
+static bool cap_is(const ctx *c, const match *m, int g, const char *lit)
+{
+	size_t L = strlen(lit);
+	return set(m, g) && m->v[2 * g + 1] - m->v[2 * g] == L &&
+	       memcmp(c->s + m->v[2 * g], lit, L) == 0;
+}
+
+/* Does the capture start with the words of lit (whitespace runs in the
+ * text match one space in lit)? */
+static bool cap_words(const ctx *c, const match *m, int g, const char *lit)
+{
+	if (!set(m, g))
+		return false;
+	size_t i = m->v[2 * g], e = m->v[2 * g + 1];
+	for (const char *p = lit; *p; p++) {
+		if (*p == ' ') {
+			if (i >= e || !strchr(" \t\r\n", c->s[i]))
+				return false;
+			while (i < e && strchr(" \t\r\n", c->s[i]))
+				i++;
+		} else {
+			if (i >= e || c->s[i] != *p)
+				return false;
+			i++;
+		}
+	}
+	return true;
+}
+
+/* End of the k-th line after the one holding pos (or the window's end). */
+static size_t lines_after(const ctx *c, size_t pos, int k)
+{
+	for (int i = 0; i <= k && pos < c->n; i++) {
+		const char *nl = memchr(c->s + pos + (i > 0), '\n', c->n - pos - (i > 0));
+		pos = nl ? (size_t)(nl - c->s) : c->n;
+	}
+	return pos;
+}
+
+static bool window_has(const ctx *c, const char *lit)
+{
+	return has_lit(c->s, c->n, lit);
+}
+
+/* ---- fixed hint sentences, matched word by word ------------------------
+ *
+ * The advice sentences that follow an allocator OOM are consumed word by
+ * word so that the message's byte range covers them even when they are cut
+ * or wrapped (formats.md §1.2: accept every hint or none). A token may list
+ * alternatives separated by '|'; "@URL" is any word starting "(http". */
+static const char *const hints[] = {
+	"If reserved memory is >> allocated memory try setting max_split_size_mb to avoid "
+	"fragmentation. See documentation for Memory Management and "
+	"PYTORCH_CUDA_ALLOC_CONF|PYTORCH_HIP_ALLOC_CONF",
+	"If reserved but unallocated memory is large try setting max_split_size_mb to avoid "
+	"fragmentation. See documentation for Memory Management and "
+	"PYTORCH_CUDA_ALLOC_CONF|PYTORCH_HIP_ALLOC_CONF",
+	"If reserved but unallocated memory is large try setting "
+	"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True|PYTORCH_HIP_ALLOC_CONF=expandable_segments:True "
+	"to avoid fragmentation. See documentation for Memory Management @URL",
+	"Please use `empty_cache`|empty_cache to release all unoccupied cached memory.",
+	("Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
+	 "allocations (may cause system failure)."),
+};
+
+static bool is_ws(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/* Does text word w[0..wn) equal one of the '|'-separated alternatives in
+ * tok[0..tn)? */
+static bool token_is(const char *w, size_t wn, const char *tok, size_t tn)
+{
+	if (tn == 4 && memcmp(tok, "@URL", 4) == 0)
+		return wn >= 5 && memcmp(w, "(http", 5) == 0;
+	const char *p = tok, *end = tok + tn;
+	while (p < end) {
+		const char *bar = memchr(p, '|', (size_t)(end - p));
+		size_t L = (size_t)((bar ? bar : end) - p);
+		if (L == wn && memcmp(p, w, wn) == 0)
+			return true;
+		p += L + 1;
+	}
+	return false;
+}
+
+/* Returns the end of the longest run of hint words starting at pos (after
+ * whitespace), or pos when none matches. */
+static size_t match_hint(const char *s, size_t n, size_t pos)
+{
+	size_t best = pos;
+	for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+		const char *t = hints[h];
+		size_t i = pos, end = pos;
+		while (*t) {
+			while (*t == ' ')
+				t++;
+			const char *te = t;
+			while (*te && *te != ' ')
+				te++;
+			size_t j = i;
+			while (j < n && is_ws(s[j]))
+				j++;
+			size_t w = j;
+			while (w < n && !is_ws(s[w]))
+				w++;
+			if (w == j || !token_is(s + j, w - j, t, (size_t)(te - t)))
+				break;
+			i = end = w;
+			t = te;
+		}
+		if (end > best)
+			best = end;
+	}
+	return best;
+}
+
+/* ---- result helpers -------------------------------------------------- */
+
+static void oom_init(kg_oom *o)
+{
+	memset(o, 0, sizeof *o);
+	kg_memory_free(&o->mem); /* sets every size to "not stated" */
+	o->kind = "oom";
+	o->device_index = KG_NONE;
+}
+
+void kg_oom_free(kg_oom *o)
+{
+	if (!o)
+		return;
+	kg_memory_free(&o->mem);
+	if (o->tensor) {
+		free(o->tensor->shape);
+		free(o->tensor);
+	}
+	free(o->status);
+	oom_init(o);
+}
+
+/* What a grammar found: layout, framework and backend (static strings). */
+static void ident(kg_oom *o, const char *family, const char *framework, const char *device_type)
+{
+	o->family = family;
+	o->framework = framework;
+	o->device_type = device_type;
+}
+
+/* Closes a match: the message runs from the locator's start to end. */
+static bool done(kg_oom *o, const match *h, size_t end)
+{
+	o->start = mstart(h);
+	o->end = end;
+	return true;
+}
+
+static void add_proc(kg_memory *m, int64_t pid, kg_size in_use)
+{
+	m->procs = kg_realloc(m->procs, (m->nprocs + 1) * sizeof *m->procs);
+	m->procs[m->nprocs].pid = pid;
+	m->procs[m->nprocs].in_use = in_use;
+	m->nprocs++;
+}
+
+static const char *device_type_of(const ctx *c, const match *m, int g)
+{
+	static const struct {
+		const char *text;
+		enum kg_device_type type;
+	} names[] = {
+		{"CUDA", KG_DEVICE_CUDA}, {"HIP", KG_DEVICE_HIP}, {"XPU", KG_DEVICE_XPU},
+		{"NPU", KG_DEVICE_NPU}, {"MLU", KG_DEVICE_MLU}, {"MUSA", KG_DEVICE_MUSA},
+		{"DPCPP", KG_DEVICE_XPU},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (cap_is(c, m, g, names[i].text))
+			return kg_device_types.words[names[i].type];
+	return NULL;
+}
+
+/* The framework that printed a status or CUDA-error text, from cues in the
+ * window (the texts themselves are shared by several frameworks). */
+static const char *framework_cue(const ctx *c, const char *fallback)
+{
+	if (window_has(c, "ggml"))
+		return KG_FRAMEWORK_WORD(GGML);
+	if (window_has(c, ".lua:") || window_has(c, "luajit"))
+		return KG_FRAMEWORK_WORD(TORCH7);
+	if (window_has(c, "jax") || window_has(c, "Jax"))
+		return KG_FRAMEWORK_WORD(JAX);
+	return fallback;
+}
+
+/* ---- PyTorch caching allocator (formats.md §1.2, §1.5, §7.3) --------- */
+
+static size_t pt1_body(ctx *c, size_t pos)
+{
+	kg_memory *mem = &c->o->mem;
+	match m;
+	while (at(c, RX_PT1_CLAUSE, pos, &m)) {
+		kg_size v = cap_size(c, &m, 1);
+		if (cap_words(c, &m, 2, "total capacity"))
+			mem->total_capacity = v;
+		else if (cap_words(c, &m, 2, "already allocated"))
+			mem->allocated = v;
+		else if (cap_is(c, &m, 2, "free"))
+			mem->free = v;
+		else if (cap_is(c, &m, 2, "allowed"))
+			mem->allowed = v;
+		else if (cap_words(c, &m, 2, "reserved in total"))
+			mem->reserved = v;
+		else if (cap_is(c, &m, 2, "cached"))
+			mem->reserved_unallocated = v; /* 1.0–1.3: reserved − allocated */
+		/* other labels (torch_npu "current active") are read over */
+		pos = mend(&m);
+	}
+	if (at(c, RX_PT1_CLOSE, pos, &m))
+		pos = mend(&m);
+	return pos;
+}
+
+static size_t pt2_body(ctx *c, size_t pos)
+{
+	kg_memory *mem = &c->o->mem;
+	match m;
+	for (;;) {
+		if (at(c, RX_PT2_PROC, pos, &m)) {
+			add_proc(mem, cap_int(c, &m, 1), cap_size(c, &m, 2));
+		} else if (at(c, RX_PT2_SELF, pos, &m) || at(c, RX_PT2_NOPID, pos, &m)) {
+			mem->process_in_use = cap_size(c, &m, 1);
+		} else if (at(c, RX_PT2_ALLOWED, pos, &m)) {
+			mem->allowed = cap_size(c, &m, 1);
+		} else if (at(c, RX_PT2_OFALLOC, pos, &m)) {
+			mem->allocated = cap_size(c, &m, 1);
+			mem->private_pools = cap_size(c, &m, 2);
+			mem->reserved_unallocated = cap_size(c, &m, 3);
+		} else {
+			break;
+		}
+		pos = mend(&m);
+	}
+	return pos;
+}
+
+static bool g_pytorch(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	bool headed = set(h, 1);
+	o->framework = KG_FRAMEWORK_WORD(PYTORCH);
+	o->device_type = device_type_of(c, h, 1);
+	size_t pos = mend(h);
+	match m;
+	if (set(h, 3)) {
+		/* "Tried to allocate more than 1EB memory." — a lower bound */
+		o->family = KG_FAMILY_WORD(OTHER);
+		o->mem.requested = (kg_size){INT64_C(1) << 60, INT64_C(1) << 60, INT64_MAX};
+	} else {
+		o->mem.requested = cap_size_ex(c, h, 2, &o->mem.requested_overflow);
+		if (at(c, RX_PT1_GPU, pos, &m)) {
+			o->family = KG_FAMILY_WORD(PYTORCH1);
+			o->device_index = cap_int(c, &m, 1);
+			pos = pt1_body(c, mend(&m));
+		} else if (at(c, RX_PT2_GPU, pos, &m)) {
+			o->family = KG_FAMILY_WORD(PYTORCH2);
+			o->device_index = cap_int(c, &m, 1);
+			o->mem.total_capacity = cap_size(c, &m, 2);
+			o->mem.free = cap_size(c, &m, 3);
+			pos = pt2_body(c, mend(&m));
+		} else if (!headed) {
+			return false; /* a bare "Tried to allocate X" is not enough */
+		} else if (pos < c->n && c->s[pos] == '.') {
+			o->family = KG_FAMILY_WORD(PYTORCH2); /* cut after "Tried to allocate X." */
+			pos++;
+		} else {
+			o->family = KG_FAMILY_WORD(PYTORCH1); /* cut before " (GPU N; …" */
+		}
+	}
+	return done(o, h, match_hint(c->s, c->n, pos));
+}
+
+static bool g_pytorch_bare(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), device_type_of(c, h, 1));
+	/* the locator allows leading blanks; the message starts at the device */
+	o->start = h->v[2];
+	o->end = mend(h);
+	return true;
+}
+
+/* cudaMallocAsync backend: a head line and "Label : size" lines. */
+static bool g_async(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	kg_memory *mem = &o->mem;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	o->device_index = cap_int(c, h, 1);
+	size_t pos = mend(h);
+	match m;
+	while (at(c, RX_ASYNC_LINE, pos, &m)) {
+		kg_size v = cap_size(c, &m, 2);
+		if (cap_words(c, &m, 1, "Currently allocated"))
+			mem->allocated = v;
+		else if (cap_words(c, &m, 1, "Requested"))
+			mem->requested = v;
+		else if (cap_words(c, &m, 1, "Device limit"))
+			mem->total_capacity = v;
+		else if (cap_words(c, &m, 1, "Free"))
+			mem->free = v;
+		else
+			mem->allowed = v;
+		pos = mend(&m);
+	}
+	return done(o, h, pos);
+}
+
+static bool g_cpu(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(PYTORCH_CPU), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CPU));
+	o->mem.requested = cap_bytes(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_th_ram(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(PYTORCH_CPU), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CPU));
+	int64_t n = cap_int(c, h, 1);
+	if (n != KG_NONE) {
+		if (cap_is(c, h, 2, "GB"))  /* TH prints integer GiB (n >> 30) */
+			n <<= 30;
+		o->mem.requested = kg_size_exact(n);
+	}
+	return done(o, h, mend(h));
+}
+
+static bool g_killed(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OOM_KILLER), NULL, NULL);
+	/* "Killed" alone: start the message at the word, not at a bar */
+	match m = *h;
+	if (set(h, 3))
+		m.v[0] = h->v[6];
+	return done(o, &m, mend(h));
+}
+
+static bool g_tf_cudnn_init(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN), KG_FRAMEWORK_WORD(TENSORFLOW), KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("cuDNN failed to initialize");
+	return done(o, h, mend(h));
+}
+
+/* ---- CUDA runtime / driver errors ------------------------------------ */
+
+static bool g_cudart(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	o->family = KG_FAMILY_WORD(CUDA_RUNTIME);
+	o->device_type = cap_is(c, h, 3, "HIP") ? KG_DEVICE_WORD(HIP) : KG_DEVICE_WORD(CUDA);
+	if (set(h, 1) || set(h, 2) || set(h, 5))
+		o->framework = KG_FRAMEWORK_WORD(PYTORCH); /* THC: THCudaCheck / cuda runtime error (2) */
+	else if (set(h, 3))
+		o->framework = framework_cue(c, KG_FRAMEWORK_WORD(PYTORCH)); /* c10 C10_CUDA_CHECK */
+	else if (set(h, 4))
+		o->framework = KG_FRAMEWORK_WORD(CAFFE);
+	else
+		o->framework = framework_cue(c, NULL);
+	o->device_index = cap_int(c, h, 8);
+	return done(o, h, mend(h));
+}
+
+/* ---- cuBLAS / cuDNN status words ------------------------------------- */
+
+static void set_status(kg_oom *o, const ctx *c, const match *m, int g)
+{
+	o->status = kg_strndup(c->s + m->v[2 * g], m->v[2 * g + 1] - m->v[2 * g]);
+}
+
+static bool g_status_check(ctx *c, const match *h)
+{
+	/* cudnnStatus_t and cublasStatus_t names by value (cudnn.h, cublas_api.h) */
+	static const char *const cudnn_names[] = {
+		"SUCCESS", "NOT_INITIALIZED", "ALLOC_FAILED", "BAD_PARAM", "INTERNAL_ERROR",
+		"INVALID_VALUE", "ARCH_MISMATCH", "MAPPING_ERROR", "EXECUTION_FAILED",
+		"NOT_SUPPORTED", "LICENSE_ERROR", "RUNTIME_PREREQUISITE_MISSING",
+		"RUNTIME_IN_PROGRESS", "RUNTIME_FP_OVERFLOW",
+	};
+	static const struct { int v; const char *name; } cublas_names[] = {
+		{1, "NOT_INITIALIZED"}, {3, "ALLOC_FAILED"}, {7, "INVALID_VALUE"},
+		{8, "ARCH_MISMATCH"}, {11, "MAPPING_ERROR"}, {13, "EXECUTION_FAILED"},
+		{14, "INTERNAL_ERROR"}, {15, "NOT_SUPPORTED"}, {16, "LICENSE_ERROR"},
+	};
+	kg_oom *o = c->o;
+	bool cudnn = cap_is(c, h, 1, "CUDNN");
+	ident(o, cudnn ? KG_FAMILY_WORD(CUDNN) : KG_FAMILY_WORD(CUBLAS), KG_FRAMEWORK_WORD(CAFFE), KG_DEVICE_WORD(CUDA));
+	if (set(h, 3)) {
+		set_status(o, c, h, 3);
+	} else {
+		int64_t v = cap_int(c, h, 2);
+		const char *name = NULL;
+		if (cudnn && v > 0 && v < (int64_t)(sizeof cudnn_names / sizeof cudnn_names[0]))
+			name = cudnn_names[v];
+		for (size_t i = 0; !cudnn && i < sizeof cublas_names / sizeof cublas_names[0]; i++)
+			if (cublas_names[i].v == v)
+				name = cublas_names[i].name;
+		if (name)
+			o->status = kg_asprintf("%s_STATUS_%s", cudnn ? "CUDNN" : "CUBLAS", name);
+	}
+	return done(o, h, mend(h));
+}
+
+static bool g_status(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	o->family = cap_is(c, h, 5, "CUDNN") ? KG_FAMILY_WORD(CUDNN) : KG_FAMILY_WORD(CUBLAS);
+	o->device_type = cap_is(c, h, 1, "HIP") ? KG_DEVICE_WORD(HIP) : KG_DEVICE_WORD(CUDA);
+	set_status(o, c, h, 4);
+	if (set(h, 2))
+		o->framework = KG_FRAMEWORK_WORD(TORCH7);  /* cudnn.torch errcheck */
+	else if (set(h, 3))
+		o->framework = KG_FRAMEWORK_WORD(TENSORFLOW); /* stream_executor cuda_dnn.cc */
+	else if (set(h, 1))
+		o->framework = KG_FRAMEWORK_WORD(PYTORCH); /* c10 "CUDA error: " / "cuDNN error: " */
+	else
+		o->framework = framework_cue(c, window_has(c, "RuntimeError") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL);
+	return done(o, h, mend(h));
+}
+
+static bool g_cublas_se(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUBLAS), framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)), KG_DEVICE_WORD(CUDA));
+	if (set(h, 1))
+		set_status(o, c, h, 1);
+	return done(o, h, mend(h));
+}
+
+/* ---- NCCL ------------------------------------------------------------ */
+
+static bool g_nccl(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	size_t end = mend(h);
+	if (set(h, 1)) {
+		/* ncclUnhandledCudaError …\nLast error:\nCuda failure 'out of memory'
+		 * within the next four lines */
+		size_t lim = lines_after(c, end, 4);
+		match m;
+		if (!run(c, RX_NCCL_FAIL, lim, end, false, &m))
+			return false;
+		end = mend(&m);
+	}
+	ident(o, KG_FAMILY_WORD(NCCL), window_has(c, "ProcessGroupNCCL") || window_has(c, "torch") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL, KG_DEVICE_WORD(CUDA));
+	/* NCCL's debug prefix "host:pid:tid [N] [file:line] NCCL WARN …": N is
+	 * the CUDA device (src/debug.cc ncclDebugLog) */
+	size_t ls = mstart(h);
+	while (ls > 0 && c->s[ls - 1] != '\n')
+		ls--;
+	const char *seg = c->s + ls;
+	size_t segn = mstart(h) - ls;
+	bool debug_line = (mend(h) - mstart(h) > 9 && !memcmp(c->s + mstart(h), "NCCL WARN", 9)) ||
+			  memmem(seg, segn, "NCCL WARN", 9);
+	const char *br = debug_line ? memchr(seg, '[', segn) : NULL;
+	if (br) {
+		size_t k = 1;
+		while (br + k < seg + segn && br[k] >= '0' && br[k] <= '9' && k < 5)
+			k++;
+		if (k > 1 && br + k < seg + segn && br[k] == ']')
+			o->device_index = strtol(br + 1, NULL, 10);
+	}
+	return done(o, h, end);
+}
+
+/* ---- TensorFlow (formats.md §7.1) ------------------------------------ */
+
+static const char *tf_device_type(const ctx *c, const match *m, int g)
+{
+	if (!set(m, g))
+		return NULL;
+	const char *p = c->s + m->v[2 * g];
+	size_t L = m->v[2 * g + 1] - m->v[2 * g];
+	if (memmem(p, L, "_host", 5)) /* cuda_host_bfc, gpu_host_bfc: pinned host */
+		return KG_DEVICE_WORD(CPU);
+	if (memmem(p, L, "GPU", 3) || memmem(p, L, "gpu_", 4) == p)
+		return KG_DEVICE_WORD(CUDA);
+	if (memmem(p, L, "TPU", 3))
+		return KG_DEVICE_WORD(TPU);
+	if (memmem(p, L, "CPU", 3) || memmem(p, L, "cpu", 3))
+		return KG_DEVICE_WORD(CPU);
+	return NULL;
+}
+
+/* Device index from "device:GPU:N" (a device name) or "GPU_N_bfc" (an
+ * allocator name) inside capture g. */
+static int64_t tf_device_index(const ctx *c, const match *m, int g)
+{
+	if (!set(m, g))
+		return KG_NONE;
+	const char *p = c->s + m->v[2 * g], *e = c->s + m->v[2 * g + 1];
+	for (const char *q = p; q + 4 < e; q++) {
+		if ((memcmp(q, "GPU:", 4) == 0 || memcmp(q, "GPU_", 4) == 0 ||
+		     memcmp(q, "TPU:", 4) == 0) && q[4] >= '0' && q[4] <= '9') {
+			int64_t v = 0;
+			for (q += 4; q < e && *q >= '0' && *q <= '9' && v < INT64_MAX / 10 - 9; q++)
+				v = v * 10 + (*q - '0');
+			return v;
+		}
+	}
+	return KG_NONE;
+}
+
+/* TF DataType names (types.proto DataTypeString) → PyTorch names, widths. */
+static const struct {
+	const char *tf, *torch;
+	int width;
+} dtypes[] = {
+	{"float", "float32", 4}, {"double", "float64", 8}, {"half", "float16", 2},
+	{"bfloat16", "bfloat16", 2}, {"int8", "int8", 1}, {"uint8", "uint8", 1},
+	{"int16", "int16", 2}, {"uint16", "uint16", 2}, {"int32", "int32", 4},
+	{"uint32", "uint32", 4}, {"int64", "int64", 8}, {"uint64", "uint64", 8},
+	{"bool", "bool", 1}, {"complex64", "complex64", 8}, {"complex128", "complex128", 16},
+	{"qint8", "qint8", 1}, {"quint8", "quint8", 1}, {"qint32", "qint32", 4},
+	{"float8_e4m3fn", "float8_e4m3fn", 1}, {"float8_e5m2", "float8_e5m2", 1},
+};
+
+static kg_tensor *tf_tensor(const ctx *c, const match *m)
+{
+	size_t i = m->v[2], e = m->v[3];
+	kg_tensor *t = kg_calloc(1, sizeof *t);
+	__int128 elems = 1;
+	bool overflow = false;
+	while (i < e) {
+		while (i < e && (is_ws(c->s[i]) || c->s[i] == ','))
+			i++;
+		if (i >= e)
+			break;
+		int64_t d = 0;
+		size_t d0 = i;
+		while (i < e && c->s[i] >= '0' && c->s[i] <= '9') {
+			if (d > (INT64_MAX - 9) / 10)
+				overflow = true;
+			else
+				d = d * 10 + (c->s[i] - '0');
+			i++;
+		}
+		if (i == d0) {
+			/* neither a digit nor a separator (a form feed, "?"): skip it
+			 * rather than loop on it */
+			i++;
+			continue;
+		}
+		t->shape = kg_realloc(t->shape, (t->ndim + 1) * sizeof *t->shape);
+		t->shape[t->ndim++] = d;
+		elems *= d;
+		if (elems > (__int128)INT64_MAX)
+			overflow = true, elems = 0;
+	}
+	t->bytes = KG_NONE;
+	if (set(m, 2)) {
+		size_t L = m->v[5] - m->v[4];
+		const char *name = c->s + m->v[4];
+		for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+			if (strlen(dtypes[k].tf) == L && memcmp(dtypes[k].tf, name, L) == 0) {
+				snprintf(t->dtype, sizeof t->dtype, "%s", dtypes[k].torch);
+				__int128 b = elems * dtypes[k].width;
+				if (!overflow && b <= (__int128)INT64_MAX)
+					t->bytes = (int64_t)b;
+				break;
+			}
+		}
+		if (!t->dtype[0]) /* a type we do not map: keep TF's name */
+			snprintf(t->dtype, sizeof t->dtype, "%.*s", (int)(L < 23 ? L : 23), name);
+	}
+	return t;
+}
+
+static bool g_tf_oom(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	match m;
+	if (!at(c, RX_TF_SHAPE, mend(h), &m))
+		return false;
+	ident(o, KG_FAMILY_WORD(TENSORFLOW), KG_FRAMEWORK_WORD(TENSORFLOW), NULL);
+	o->tensor = tf_tensor(c, &m);
+	o->device_type = tf_device_type(c, &m, 3);
+	if (!o->device_type)
+		o->device_type = tf_device_type(c, &m, 4);
+	o->device_index = tf_device_index(c, &m, 3);
+	if (o->device_index == KG_NONE)
+		o->device_index = tf_device_index(c, &m, 4);
+	size_t pos = mend(&m);
+	while (at(c, RX_TF_TAIL, pos, &m) && mend(&m) > pos)
+		pos = mend(&m);
+	return done(o, h, pos);
+}
+
+static bool g_tf_bfc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	match m;
+	/* XLA's own copy of the allocator (jaxlib: external/xla/xla/tsl/…;
+	 * TensorFlow's is tensorflow/ or external/local_tsl|local_xla/) */
+	bool xla = window_has(c, "external/xla/");
+	ident(o, xla ? KG_FAMILY_WORD(JAX) : KG_FAMILY_WORD(TENSORFLOW),
+	      xla ? KG_FRAMEWORK_WORD(JAX) : framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)),
+	      tf_device_type(c, h, 1));
+	o->device_index = tf_device_index(c, h, 1);
+	o->mem.requested = cap_size(c, h, 2);
+	size_t pos = mend(h);
+	if (at(c, RX_TF_BFC_BODY, pos, &m)) {
+		if (set(&m, 1))
+			o->mem.requested = cap_bytes(c, &m, 1); /* "(rounded to N)" */
+		if (set(&m, 2))
+			o->kind = "oom-warning"; /* retried, "not a failure" */
+		pos = mend(&m);
+	}
+	return done(o, h, pos);
+}
+
+static bool g_tf_eigen(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(TENSORFLOW), KG_FRAMEWORK_WORD(TENSORFLOW), KG_DEVICE_WORD(CUDA));
+	o->mem.requested = cap_bytes(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_tf_limit(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(TENSORFLOW), framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)), NULL);
+	o->mem.requested = cap_bytes(c, h, 1);
+	o->mem.allowed = cap_bytes(c, h, 2);
+	return done(o, h, mend(h));
+}
+
+/* ---- JAX / XLA (formats.md §7.2) ------------------------------------- */
+
+static bool g_jax_oom(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(JAX), window_has(c, "tensorflow") && !window_has(c, "jax") ? KG_FRAMEWORK_WORD(TENSORFLOW) : KG_FRAMEWORK_WORD(JAX), NULL);
+	o->mem.requested = cap_bytes(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_jax_pjrt(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(JAX), KG_FRAMEWORK_WORD(JAX), NULL);
+	o->mem.requested = set(h, 2) ? cap_bytes(c, h, 2) : cap_size(c, h, 1);
+	o->device_index = cap_int(c, h, 3);
+	return done(o, h, mend(h));
+}
+
+/* stream_executor cuda_driver.cc. jaxlib vendors TF as external/org_tensorflow;
+ * a plain tensorflow/ path in the window means TensorFlow itself. */
+static bool g_jax_se(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	bool tf = window_has(c, "tensorflow/") && !window_has(c, "org_tensorflow");
+	ident(o, tf ? KG_FAMILY_WORD(TENSORFLOW) : KG_FAMILY_WORD(JAX), tf ? KG_FRAMEWORK_WORD(TENSORFLOW) : KG_FRAMEWORK_WORD(JAX), KG_DEVICE_WORD(CUDA));
+	o->mem.requested = cap_bytes(c, h, 2);
+	size_t end = mend(h);
+	/* XLA reports the same allocation again as "Failed to allocate request
+	 * for 3.39GiB (3640655872B) on device ordinal 0" within the next lines:
+	 * the exact byte count identifies it; take its device and range. */
+	size_t lim = lines_after(c, end, 3);
+	match m;
+	if (run(c, RX_PJRT_EXACT, lim, end, false, &m) &&
+	    cap_int(c, &m, 1) == o->mem.requested.bytes) {
+		o->device_index = cap_int(c, &m, 2);
+		end = mend(&m);
+	}
+	return done(o, h, end);
+}
+
+static bool g_jax_tpu(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(JAX), KG_FRAMEWORK_WORD(JAX), KG_DEVICE_WORD(TPU));
+	o->mem.requested = cap_size(c, h, 1);
+	o->mem.free = cap_size(c, h, 2);
+	return done(o, h, mend(h));
+}
+
+/* ---- Apple MPS (formats.md §7.3) ------------------------------------- */
+
+static bool g_mps(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(MPS), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(MPS));
+	o->mem.allocated = cap_size(c, h, 1);
+	o->mem.other_allocations = cap_size(c, h, 2);
+	o->mem.allowed = cap_size(c, h, 3);
+	o->mem.requested = cap_size(c, h, 4);
+	return done(o, h, match_hint(c->s, c->n, mend(h)));
+}
+
+/* ---- ggml / llama.cpp ------------------------------------------------ */
+
+static const char *ggml_device_type(const ctx *c, const match *m, int g)
+{
+	if (cap_is(c, m, g, "CUDA"))
+		return KG_DEVICE_WORD(CUDA);
+	if (cap_is(c, m, g, "ROCm"))
+		return KG_DEVICE_WORD(HIP);
+	if (cap_is(c, m, g, "CPU") || cap_is(c, m, g, "CUDA_Host"))
+		return KG_DEVICE_WORD(CPU);
+	return NULL;
+}
+
+static bool g_ggml(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(GGML), KG_FRAMEWORK_WORD(GGML), KG_DEVICE_WORD(CUDA));
+	o->mem.requested = cap_size(c, h, 1);
+	o->device_index = cap_int(c, h, 2);
+	size_t end = mend(h);
+	/* ggml-alloc then reports the same buffer with its exact size on the
+	 * next line: "failed to allocate CUDA1 buffer of size 10345253120". */
+	size_t lim = lines_after(c, end, 1);
+	match m;
+	if (run(c, RX_GGML_BUF, lim, end, false, &m) &&
+	    cap_int(c, &m, 2) == o->device_index &&
+	    kg_size_near(cap_bytes(c, &m, 3), o->mem.requested)) {
+		o->mem.requested = cap_bytes(c, &m, 3);
+		end = mend(&m);
+	}
+	return done(o, h, end);
+}
+
+static bool g_ggml_buf(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(GGML), KG_FRAMEWORK_WORD(GGML), ggml_device_type(c, h, 1));
+	o->device_index = cap_int(c, h, 2);
+	o->mem.requested = cap_bytes(c, h, 3);
+	return done(o, h, mend(h));
+}
+
+/* ---- messages found missing on real logs (issue 13) ------------------ */
+
+static bool g_cublas_thc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUBLAS), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUBLAS_STATUS_ALLOC_FAILED");
+	return done(o, h, mend(h));
+}
+
+static bool g_cublas_fail(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUBLAS),
+	      window_has(c, "onnxruntime") ? KG_FRAMEWORK_WORD(ONNXRUNTIME) : framework_cue(c, NULL),
+	      KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUBLAS_STATUS_ALLOC_FAILED");
+	o->device_index = cap_int(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_cudnn_alloc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN),
+	      framework_cue(c, window_has(c, "RuntimeError") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL),
+	      KG_DEVICE_WORD(CUDA));
+	o->status = kg_strdup("CUDNN_STATUS_ALLOC_FAILED");
+	return done(o, h, mend(h));
+}
+
+static bool g_cudnn_algo(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDNN), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	o->kind = "oom-suspected"; /* no workspace fitted; not said outright */
+	return done(o, h, mend(h));
+}
+
+static bool g_xla_space(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	const char *fw = window_has(c, "torch_xla") ? KG_FRAMEWORK_WORD(TORCH_XLA)
+		       : window_has(c, "tensorflow") ? KG_FRAMEWORK_WORD(TENSORFLOW)
+		       : KG_FRAMEWORK_WORD(JAX);
+	ident(o, KG_FAMILY_WORD(JAX), fw, KG_DEVICE_WORD(TPU));
+	o->mem.total_capacity = cap_size(c, h, 3);
+	return done(o, h, mend(h));
+}
+
+static bool g_accel_batch(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), NULL);
+	return done(o, h, mend(h));
+}
+
+/* ---- dispatch -------------------------------------------------------- */
+
+typedef struct grammar {
+	int rx;
+	const char *trig[2];  /* the locator can only match if the first line
+	                         holds one of these */
+	bool (*fn)(ctx *c, const match *head);
+} grammar;
+
+/* In priority order: when two grammars' messages start at the same byte,
+ * the earlier entry wins. */
+static const grammar grammars[] = {
+	{RX_PT_HEAD, {"Tried to allocate", "out of memory"}, g_pytorch},
+	{RX_MPS, {"MPS backend out of memory"}, g_mps},
+	{RX_ASYNC_HEAD, {"Allocation on device"}, g_async},
+	{RX_CPU, {"DefaultCPUAllocator"}, g_cpu},
+	{RX_TH_RAM, {"Buy new RAM"}, g_th_ram},
+	{RX_TF_CUDNN_INIT, {"Failed to get convolution algorithm"}, g_tf_cudnn_init},
+	{RX_KILLED, {"Killed", "SIGKILL"}, g_killed},
+	{RX_TF_OOM, {"OOM when allocating"}, g_tf_oom},
+	{RX_TF_BFC, {"ran out of memory"}, g_tf_bfc},
+	{RX_TF_EIGEN, {"ran out of memory"}, g_tf_eigen},
+	{RX_TF_LIMIT, {"exceeds the memory limit"}, g_tf_limit},
+	{RX_JAX_OOM, {"Out of memory"}, g_jax_oom},
+	{RX_JAX_PJRT, {"Failed to allocate"}, g_jax_pjrt},
+	{RX_JAX_SE, {"failed to allocate"}, g_jax_se},
+	{RX_JAX_TPU, {"Attempting to allocate"}, g_jax_tpu},
+	{RX_GGML, {"cudaMalloc failed"}, g_ggml},
+	{RX_GGML_BUF, {"failed to allocate"}, g_ggml_buf},
+	{RX_STATUS_CHECK, {"_STATUS_"}, g_status_check},
+	{RX_CUBLAS_SE, {"failed to create cublas handle"}, g_cublas_se},
+	{RX_STATUS, {"_STATUS_"}, g_status},
+	{RX_NCCL, {"ncclUnhandledCudaError", "out of memory"}, g_nccl},
+	{RX_CUDART, {"out of memory", "OUT_OF_MEMORY"}, g_cudart},
+	{RX_PT_BARE, {"out of memory"}, g_pytorch_bare},
+	{RX_CUBLAS_THC, {"esource allocation failed"}, g_cublas_thc},
+	{RX_CUBLAS_FAIL, {"esource allocation failed"}, g_cublas_fail},
+	{RX_CUDNN_ALLOC, {"esource allocation failed"}, g_cudnn_alloc},
+	{RX_CUDNN_ALGO, {"valid cuDNN algorithm"}, g_cudnn_algo},
+	{RX_XLA_SPACE, {"Ran out of memory in"}, g_xla_space},
+	{RX_ACCEL_BATCH, {"No executable batch size"}, g_accel_batch},
+};
+
+/* Locators are short heads: they run over the first line plus this much,
+ * so a candidate line never costs a scan of the whole window. */
+#define HEAD_SLACK 512
+
+int kg_oom_parse(const char *text, size_t n, size_t first_len, kg_oom *out)
+{
+	if (first_len > n)
+		first_len = n;
+	pcre2_match_data *md = pcre2_match_data_create(MAXCAP, NULL);
+	kg_oom best;
+	bool found = false;
+	oom_init(&best);
+	size_t head_n = first_len + HEAD_SLACK < n ? first_len + HEAD_SLACK : n;
+	for (size_t g = 0; g < sizeof grammars / sizeof grammars[0]; g++) {
+		const grammar *gr = &grammars[g];
+		if (!(has_lit(text, first_len, gr->trig[0]) ||
+		      (gr->trig[1] && has_lit(text, first_len, gr->trig[1]))))
+			continue;
+		ctx c = {text, n, md, NULL};
+		match h;
+		size_t off = 0;
+		while (off < first_len && run(&c, gr->rx, head_n, off, false, &h) &&
+		       mstart(&h) < first_len && (!found || mstart(&h) < best.start)) {
+			kg_oom cand;
+			oom_init(&cand);
+			c.o = &cand;
+			if (gr->fn(&c, &h)) {
+				kg_oom_free(&best);
+				best = cand;
+				found = true;
+				break;
+			}
+			kg_oom_free(&cand);
+			off = mstart(&h) + 1;
+		}
+	}
+	pcre2_match_data_free(md);
+	if (!found)
+		return 0;
+	*out = best;
+	return 1;
+}

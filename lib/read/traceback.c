@@ -1,0 +1,245 @@
+/* traceback.c — Python traceback frames and the phase they imply.
+ *
+ * Layouts (CPython traceback.py; IPython ultratb; VS Code's "Exception has
+ * occurred" pane, which lists the same frames innermost first):
+ *   File "/path/x.py", line 212, in _eval_one_dim
+ *   File /path/x.py:109, in func(args)              (IPython ≥ 8)
+ *   ~/anaconda/.../__init__.py in _lazy_new(cls, *args, **kwargs)   (IPython < 8)
+ *   <ipython-input-4-8352503114b9> in <module>()
+ *   ----> 269     return super(_CudaBase, cls).__new__(cls, *args, **kwargs)
+ */
+#include "read/traceback.h"
+#include "model/util.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t skip_ws(const char *s, size_t i, size_t n)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+/* `File "path", line N, in func` */
+static int parse_cpython(const char *s, size_t n, kg_frame *f)
+{
+	size_t i = skip_ws(s, 0, n);
+	if (n - i < 6 || memcmp(s + i, "File ", 5) != 0)
+		return 0;
+	i += 5;
+	if (i < n && s[i] == '"') {
+		const char *q = memchr(s + i + 1, '"', n - i - 1);
+		if (!q)
+			return 0;
+		size_t fend = (size_t)(q - s);
+		size_t j = fend + 1;
+		if (n - j < 8 || memcmp(s + j, ", line ", 7) != 0)
+			return 0;
+		j += 7;
+		long line = 0;
+		size_t d = j;
+		while (j < n && isdigit((unsigned char)s[j]) && line < 100000000)
+			line = line * 10 + (s[j++] - '0');
+		if (j == d)
+			return 0;
+		const char *fn = NULL;
+		size_t fnlen = 0;
+		if (n - j >= 5 && memcmp(s + j, ", in ", 5) == 0) {
+			fn = s + j + 5;
+			fnlen = n - j - 5;
+			while (fnlen && isspace((unsigned char)fn[fnlen - 1]))
+				fnlen--;
+		}
+		f->file = kg_strndup(s + i + 1, fend - i - 1);
+		f->line = line;
+		f->function = fn ? kg_strndup(fn, fnlen) : NULL;
+		f->code = NULL;
+		return 1;
+	}
+	/* IPython 8: File /path/x.py:109, in func(args) */
+	const char *comma = memmem(s + i, n - i, ", in ", 5);
+	if (!comma)
+		return 0;
+	size_t cend = (size_t)(comma - s);
+	size_t colon = cend;
+	while (colon > i && isdigit((unsigned char)s[colon - 1]))
+		colon--;
+	if (colon == cend || colon == i || s[colon - 1] != ':')
+		return 0;
+	long line = strtol(s + colon, NULL, 10);
+	const char *fn = comma + 5;
+	size_t fnlen = (size_t)(s + n - fn);
+	const char *paren = memchr(fn, '(', fnlen);
+	if (paren)
+		fnlen = (size_t)(paren - fn);
+	f->file = kg_strndup(s + i, colon - 1 - i);
+	f->line = line;
+	f->function = kg_strndup(fn, fnlen);
+	f->code = NULL;
+	return 1;
+}
+
+/* IPython < 8: `path.py in func(args)` or `<ipython-input-…> in <module>()` */
+static int parse_ipython(const char *s, size_t n, kg_frame *f)
+{
+	size_t i = skip_ws(s, 0, n);
+	if (i >= n || isspace((unsigned char)s[i]))
+		return 0;
+	const char *in = memmem(s + i, n - i, " in ", 4);
+	if (!in)
+		return 0;
+	size_t fend = (size_t)(in - s);
+	/* the file part has no spaces and ends in .py or > */
+	for (size_t k = i; k < fend; k++)
+		if (s[k] == ' ')
+			return 0;
+	bool pyfile = fend - i > 3 && memcmp(s + fend - 3, ".py", 3) == 0;
+	bool angle = s[i] == '<' && s[fend - 1] == '>';
+	if (!pyfile && !angle)
+		return 0;
+	const char *fn = in + 4;
+	size_t fnlen = (size_t)(s + n - fn);
+	const char *paren = memchr(fn, '(', fnlen);
+	if (!paren || s[n - 1] != ')')
+		return 0;
+	fnlen = (size_t)(paren - fn);
+	if (fnlen == 0)
+		return 0;
+	for (size_t k = 0; k < fnlen; k++)
+		if (!(isalnum((unsigned char)fn[k]) || fn[k] == '_' || fn[k] == '<' ||
+		      fn[k] == '>' || fn[k] == ' ' || fn[k] == ':' || fn[k] == '.'))
+			return 0;
+	f->file = kg_strndup(s + i, fend - i);
+	f->line = 0;
+	f->function = kg_strndup(fn, fnlen);
+	f->code = NULL;
+	return 1;
+}
+
+int kg_tb_parse_frame(const char *line, size_t n, kg_frame *f)
+{
+	memset(f, 0, sizeof *f);
+	if (n < 6 || n > 4096)
+		return 0;
+	return parse_cpython(line, n, f) || parse_ipython(line, n, f);
+}
+
+long kg_tb_parse_arrow(const char *line, size_t n, const char **code, size_t *codelen)
+{
+	size_t i = skip_ws(line, 0, n);
+	size_t d = i;
+	while (i < n && line[i] == '-')
+		i++;
+	if (i == d || i >= n || line[i] != '>')
+		return 0;
+	i = skip_ws(line, i + 1, n);
+	long v = 0;
+	size_t st = i;
+	while (i < n && isdigit((unsigned char)line[i]) && v < 100000000)
+		v = v * 10 + (line[i++] - '0');
+	if (i == st)
+		return 0;
+	i = skip_ws(line, i, n);
+	*code = line + i;
+	*codelen = n - i;
+	return v;
+}
+
+/* Splits an identifier into '_'-separated lower-case tokens and tests
+ * whether one of them is in the list. */
+static bool has_token(const char *name, const char *const *tokens)
+{
+	if (!name)
+		return false;
+	char buf[128];
+	size_t n = strlen(name);
+	if (n >= sizeof buf)
+		n = sizeof buf - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)tolower((unsigned char)name[i]);
+	buf[n] = '\0';
+	char *save = NULL;
+	for (char *t = strtok_r(buf, "_.<> ", &save); t; t = strtok_r(NULL, "_.<> ", &save))
+		for (size_t k = 0; tokens[k]; k++)
+			if (strcmp(t, tokens[k]) == 0)
+				return true;
+	return false;
+}
+
+static bool contains(const char *s, const char *needle)
+{
+	return s && strstr(s, needle) != NULL;
+}
+
+enum { P_NONE, P_FORWARD, P_MODEL_LOAD, P_DATA, P_BACKWARD, P_OPTIMIZER, P_EVAL, P_CHECKPOINT };
+
+/* P_* (ordered by precedence: the highest over all frames wins) → kg_phases */
+static const int phase_ids[] = {
+	-1, KG_PHASE_FORWARD, KG_PHASE_MODEL_LOAD, KG_PHASE_DATA, KG_PHASE_BACKWARD,
+	KG_PHASE_OPTIMIZER, KG_PHASE_EVAL, KG_PHASE_CHECKPOINT,
+};
+
+static int frame_phase(const kg_frame *f)
+{
+	static const char *const eval_tokens[] = {
+		"eval", /* a word of function names, not vocabulary */
+		"evaluate", "evaluation", "evaluator", "validate", "validation",
+		"valid", "val", "test", "predict", "prediction", "predictions",
+		"inference", "infer", "generate", "generation", "score", "scoring",
+		"rank", "ranking", NULL};
+	static const char *const train_tokens[] = {"train", "training", "fit", NULL};
+	static const char *const ckpt_fns[] = {
+		"save", "save_checkpoint", "_save_checkpoint", "save_model", "save_pretrained",
+		"_save", "state_dict", "full_state_dict", "consolidate_state_dict",
+		"load_checkpoint", "_load_checkpoint", "load_state_dict", "_save_to_state_dict",
+		"save_state", "_save_optimizer_and_scheduler", NULL};
+	const char *fn = f->function ? f->function : "";
+	const char *file = f->file ? f->file : "";
+	const char *code = f->code ? f->code : "";
+
+	for (size_t k = 0; ckpt_fns[k]; k++)
+		if (strcmp(fn, ckpt_fns[k]) == 0)
+			return P_CHECKPOINT;
+	if (contains(code, "torch.save(") || contains(code, "torch.load(") ||
+	    contains(file, "torch/distributed/checkpoint/") || contains(file, "torch/serialization.py"))
+		return P_CHECKPOINT;
+	/* torch's own frames named "test"/"score" are not the user's eval loop */
+	bool torch_internal = contains(file, "/torch/") || contains(file, "\\torch\\");
+	if (!torch_internal && has_token(fn, eval_tokens) && !has_token(fn, train_tokens))
+		return P_EVAL;
+	if ((strcmp(fn, "step") == 0 && (contains(file, "optim") || contains(code, "step("))) ||
+	    contains(code, "optimizer.step(") || contains(code, "scaler.step(") ||
+	    contains(code, "opt.step(") || contains(file, "torch/optim/") ||
+	    contains(file, "torch\\optim\\"))
+		return P_OPTIMIZER;
+	if (strcmp(fn, "backward") == 0 || strcmp(fn, "_engine_run_backward") == 0 ||
+	    strcmp(fn, "run_backward") == 0 || contains(code, ".backward(") ||
+	    contains(code, "autograd.grad(") || contains(code, "manual_backward("))
+		return P_BACKWARD;
+	if (contains(file, "torch/utils/data/") || contains(file, "torch\\utils\\data\\") ||
+	    strcmp(fn, "__getitem__") == 0 || strcmp(fn, "collate_fn") == 0 ||
+	    strcmp(fn, "_next_data") == 0)
+		return P_DATA;
+	if (strcmp(fn, "from_pretrained") == 0 || strcmp(fn, "_load_pretrained_model") == 0 ||
+	    strcmp(fn, "load_model") == 0 || strcmp(fn, "_load_state_dict_into_meta_model") == 0 ||
+	    contains(code, "from_pretrained("))
+		return P_MODEL_LOAD;
+	if (strcmp(fn, "forward") == 0 || strcmp(fn, "_call_impl") == 0 ||
+	    strcmp(fn, "_wrapped_call_impl") == 0 || strcmp(fn, "training_step") == 0 ||
+	    strcmp(fn, "train_step") == 0)
+		return P_FORWARD;
+	return P_NONE;
+}
+
+const char *kg_tb_phase(const kg_frame *frames, size_t n)
+{
+	int best = P_NONE;
+	for (size_t i = 0; i < n; i++) {
+		int p = frame_phase(&frames[i]);
+		if (p > best)
+			best = p;
+	}
+	return kg_vocab_word(&kg_phases, phase_ids[best]);
+}

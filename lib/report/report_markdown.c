@@ -1,0 +1,281 @@
+/* report_markdown.c — --format markdown: a report to paste into a pull
+ * request comment or $GITHUB_STEP_SUMMARY (GitHub-flavoured Markdown, GFM
+ * spec 0.29: pipe tables, fenced code blocks, backslash escapes). Text from
+ * logs never reaches Markdown unescaped: prose is backslash-escaped, log
+ * text goes into code spans or fences longer than any backtick run in it. */
+#include "report/report_ci.h"
+#include "model/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest run of c in s. */
+static size_t longest_run(const char *s, char c)
+{
+	size_t best = 0, cur = 0;
+	for (; s && *s; s++) {
+		cur = *s == c ? cur + 1 : 0;
+		if (cur > best)
+			best = cur;
+	}
+	return best;
+}
+
+/* Inline prose: backslash-escapes GFM punctuation that could start markup
+ * (and the table delimiter); newlines become spaces when in_cell. */
+static void md_text(FILE *out, const char *s, bool in_cell)
+{
+	for (; s && *s; s++) {
+		if (*s == '\r' && s[1] == '\n')
+			continue;
+		if (*s == '\n' || *s == '\r') {
+			fputs(in_cell ? " " : "  \n", out);
+			continue;
+		}
+		if (strchr("\\`*_[]<>|#~!&", *s))
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+/* A code span: enough backticks to enclose s, padded when s starts or
+ * ends with a backtick (GFM §6.1). Newlines become spaces. */
+static void md_code(FILE *out, const char *s)
+{
+	size_t n = longest_run(s, '`') + 1;
+	bool pad = s[0] == '`' || (s[0] && s[strlen(s) - 1] == '`');
+	for (size_t i = 0; i < n; i++)
+		fputc('`', out);
+	if (pad)
+		fputc(' ', out);
+	for (; *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	if (pad)
+		fputc(' ', out);
+	for (size_t i = 0; i < n; i++)
+		fputc('`', out);
+}
+
+/* A code span inside a table cell: GFM splits cells on every unescaped
+ * '|', even in code spans, so '|' is written as "\|". */
+static void md_cell_code(FILE *out, const char *s)
+{
+	char *t = NULL;
+	if (strchr(s, '|')) {
+		kg_buf b = {0};
+		for (const char *p = s; *p; p++) {
+			if (*p == '|')
+				kg_buf_putc(&b, '\\');
+			kg_buf_putc(&b, *p);
+		}
+		t = kg_buf_steal(&b);
+		s = t;
+	}
+	md_code(out, s);
+	free(t);
+}
+
+/* A fenced block with an info string; the fence is longer than any
+ * backtick run in the text (GFM §4.5). */
+static void md_fence(FILE *out, const char *info, const char *text)
+{
+	size_t n = longest_run(text, '`') + 1;
+	if (n < 3)
+		n = 3;
+	for (size_t i = 0; i < n; i++)
+		fputc('`', out);
+	fprintf(out, "%s\n%s", info, text);
+	if (!*text || text[strlen(text) - 1] != '\n')
+		fputc('\n', out);
+	for (size_t i = 0; i < n; i++)
+		fputc('`', out);
+	fputs("\n\n", out);
+}
+
+static void cell_int(FILE *out, int64_t v)
+{
+	if (v == KG_NONE)
+		fputs(" – |", out);
+	else
+		fprintf(out, " %lld |", (long long)v);
+}
+
+static void cell_size(FILE *out, kg_size s)
+{
+	char tmp[64];
+	fprintf(out, " %s |", kg_size_known(s) ? kg_size_format(s.bytes, tmp, sizeof tmp) : "–");
+}
+
+static void location(FILE *out, const kg_incident *inc, bool in_cell)
+{
+	char *loc = inc->line > 0 ? kg_asprintf("%s:%ld", inc->path ? inc->path : "?", inc->line)
+				  : kg_strdup(inc->path ? inc->path : "?");
+	if (in_cell)
+		md_cell_code(out, loc);
+	else
+		md_code(out, loc);
+	free(loc);
+}
+
+static void table(FILE *out, const kg_report *r)
+{
+	fputs("| # | location | device | rank | step | phase | cause | severity | requested | free / total |\n"
+	      "|--:|---|---|--:|--:|---|---|---|--:|---|\n", out);
+	char a[64], b[64];
+	for (size_t i = 0; i < r->nincidents; i++) {
+		const kg_incident *inc = &r->incidents[i];
+		fprintf(out, "| %d | ", inc->id);
+		location(out, inc, true);
+		fputs(" | ", out);
+		if (inc->device_type && inc->device_index != KG_NONE)
+			fprintf(out, "%s:%lld", inc->device_type, (long long)inc->device_index);
+		else
+			fputs(inc->device_type ? inc->device_type : "–", out);
+		fputs(" |", out);
+		cell_int(out, inc->rank);
+		cell_int(out, inc->step);
+		fprintf(out, " %s | ", inc->phase ? inc->phase : "–");
+		if (inc->cause)
+			fprintf(out, "**%s**", inc->cause);
+		else
+			fputs("not diagnosed", out);
+		fprintf(out, " | %s |", kg_severity_name(kg_incident_severity(inc)));
+		cell_size(out, inc->mem.requested);
+		if (kg_size_known(inc->mem.free) && kg_size_known(inc->mem.total_capacity))
+			fprintf(out, " %s / %s |\n",
+				kg_size_format(inc->mem.free.bytes, a, sizeof a),
+				kg_size_format(inc->mem.total_capacity.bytes, b, sizeof b));
+		else
+			fputs(" – |\n", out);
+	}
+	fputc('\n', out);
+}
+
+static void remedy(FILE *out, const kg_remedy *rm)
+{
+	fputs("    - ", out);
+	md_text(out, rm->title ? rm->title : "remedy", false);
+	const char *sep = ": ";
+	for (size_t i = 0; i < rm->nenv; i++) {
+		char *kv = kg_asprintf("%s=%s", rm->env_names[i], rm->env_values[i]);
+		fputs(sep, out);
+		md_code(out, kv);
+		free(kv);
+		sep = "; ";
+	}
+	for (size_t i = 0; i < rm->nset; i++) {
+		fprintf(out, "%sset ", sep);
+		md_code(out, kg_remedy_key(rm, i));
+		fputs(" = ", out);
+		md_code(out, rm->set_values[i]);
+		sep = "; ";
+	}
+	if (rm->code) {
+		fputs(sep, out);
+		md_text(out, rm->code, false);
+	}
+	if (rm->caveat) {
+		fputs(" _(caveat: ", out);
+		md_text(out, rm->caveat, false);
+		fputs(")_", out);
+	}
+	fputc('\n', out);
+}
+
+static void item(FILE *out, const kg_ci_item *it)
+{
+	fprintf(out, "- **%s** ", kg_severity_name(it->severity));
+	md_text(out, it->title, false);
+	fputs(" ", out);
+	md_code(out, it->rule);
+	fputs("  \n  ", out);
+	md_text(out, it->message, false);
+	fputc('\n', out);
+	const kg_finding *f = it->finding;
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nevidence; i++) {
+		fputs("  - = ", out);
+		md_text(out, f->evidence[i], false);
+		fputc('\n', out);
+	}
+	if (f->nremedies)
+		fputs("  - **What to change**\n", out);
+	for (size_t i = 0; i < f->nremedies; i++)
+		remedy(out, &f->remedies[i]);
+}
+
+static void incident(FILE *out, const kg_incident *inc, const kg_ci_item *items, size_t n)
+{
+	fprintf(out, "### Incident %d — ", inc->id);
+	location(out, inc, false);
+	fprintf(out, " — %s\n\n", inc->cause ? inc->cause : "not diagnosed");
+	if (inc->message && *inc->message)
+		md_fence(out, "text", inc->message);
+	for (size_t i = 0; i < n; i++)
+		if (items[i].inc == inc)
+			item(out, &items[i]);
+	for (size_t i = 0; i < inc->nfollowups; i++) {
+		fprintf(out, "- followed by %s at line %ld (a consequence, not a cause): ",
+			inc->followups[i].kind, inc->followups[i].line);
+		md_code(out, inc->followups[i].text ? inc->followups[i].text : "");
+		fputc('\n', out);
+	}
+	if (inc->duplicates > 0)
+		fprintf(out, "- the same message was printed %d more time%s\n", inc->duplicates,
+			inc->duplicates == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
+void kg_report_markdown(const kg_report *r, FILE *out)
+{
+	int e, w, in;
+	kg_report_counts(r, &e, &w, &in);
+	fprintf(out, "## kgmem-diagnose: %zu OOM incident%s — %d error%s, %d warning%s, %d info%s\n\n",
+		r->nincidents, r->nincidents == 1 ? "" : "s", e, e == 1 ? "" : "s",
+		w, w == 1 ? "" : "s", in, in == 1 ? "" : "s");
+	if (r->ninputs) {
+		fputs("Inputs:", out);
+		for (size_t i = 0; i < r->ninputs; i++) {
+			fputs(i ? ", " : " ", out);
+			md_code(out, r->inputs[i].name ? r->inputs[i].name : "?");
+			if (r->inputs[i].kind)
+				fprintf(out, " (%s)", r->inputs[i].kind);
+		}
+		fputs("\n\n", out);
+	}
+	if (r->nincidents == 0)
+		fputs("No out-of-memory incident found.\n\n", out);
+	else
+		table(out, r);
+	if (r->root_cause_rank != KG_NONE)
+		fprintf(out, "torchelastic names rank %lld as the root cause (first observed failure).\n\n",
+			(long long)r->root_cause_rank);
+	else if (r->first_failed_rank != KG_NONE)
+		fprintf(out, "The earliest failure with a known rank is on rank %lld.\n\n",
+			(long long)r->first_failed_rank);
+
+	kg_ci_item *items;
+	size_t n = kg_ci_items(r, &items);
+	for (size_t i = 0; i < r->nincidents; i++)
+		incident(out, &r->incidents[i], items, n);
+	kg_ci_items_free(items, n);
+
+	if (r->npatches) {
+		fputs("### Suggested config changes\n\n", out);
+		for (size_t i = 0; i < r->npatches; i++) {
+			md_code(out, r->patches[i].path);
+			fputs(":\n\n", out);
+			md_fence(out, "diff", r->patches[i].diff);
+		}
+	}
+	if (r->nnotes) {
+		fputs("### Notes on the input\n\n", out);
+		for (size_t i = 0; i < r->nnotes; i++) {
+			fputs("- ", out);
+			md_text(out, r->notes[i], false);
+			fputc('\n', out);
+		}
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,594 @@
+/* report_text.c — the text report. Headlines follow the compiler
+ * convention that editors and CI problem matchers parse:
+ *     FILE:LINE: SEVERITY: message [rule-or-cause]
+ * then indented evidence (`= …`) and remedies (`help: …`). */
+#include "report/report.h"
+#include "diagnose/budget.h"
+#include "model/snapshot.h"
+#include "model/util.h"
+
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_RED "\033[1;31m"
+#define C_YELLOW "\033[1;35m"
+#define C_CYAN "\033[1;36m"
+#define C_GREEN "\033[1;32m"
+#define C_DIM "\033[2m"
+
+typedef struct out {
+	FILE *f;
+	bool color;
+	int width;         /* wrap at this many columns; 0 = never */
+} out;
+
+static const char *col(const out *o, const char *c)
+{
+	return o->color ? c : "";
+}
+
+static const char *sev_word(enum kg_severity s)
+{
+	return s == KG_SEV_NONE ? "note" : kg_severity_name(s);
+}
+
+static const char *sev_color(enum kg_severity s)
+{
+	return s == KG_SEV_ERROR ? C_RED : s == KG_SEV_WARNING ? C_YELLOW : C_CYAN;
+}
+
+static const char *sz(kg_size s, char *buf, size_t n)
+{
+	return kg_size_format(s.bytes, buf, n);
+}
+
+/* Prints one logical line (no newline in text). With o->width, breaks it
+ * at spaces so no piece is wider than the terminal, continuing under the
+ * line's own indent plus four columns; columns count UTF-8 characters and
+ * skip ANSI colour sequences. */
+static void emit(const out *o, const char *text)
+{
+	if (o->width <= 0) {
+		fprintf(o->f, "%s\n", text);
+		return;
+	}
+	size_t indent = strspn(text, " ") + 4;
+	if ((int)indent > o->width / 2)
+		indent = 4;
+	const char *p = text;
+	int colw = 0;
+	bool first = true;
+	while (*p) {
+		/* the next word, with the spaces before it */
+		const char *w = p;
+		while (*w == ' ')
+			w++;
+		const char *e = w;
+		int ww = 0;
+		while (*e && *e != ' ') {
+			if (*e == '\033') {
+				while (*e && *e != 'm')
+					e++;
+				if (*e)
+					e++;
+				continue;
+			}
+			if (((unsigned char)*e & 0xC0) != 0x80)
+				ww++;
+			e++;
+		}
+		int sp = (int)(w - p);
+		if (!first && colw > (int)indent && colw + sp + ww > o->width) {
+			fprintf(o->f, "\n%*s", (int)indent, "");
+			colw = (int)indent;
+			sp = 0;
+		}
+		fprintf(o->f, "%.*s%.*s", sp, p, (int)(e - w), w);
+		colw += sp + ww;
+		first = false;
+		p = e;
+	}
+	fputc('\n', o->f);
+}
+
+static void emitf(const out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emitf(const out *o, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		emit(o, small);
+		return;
+	}
+	char *big = kg_malloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	emit(o, big);
+	free(big);
+}
+
+static void evidence(const out *o, const char *fmt_prefix, const char *text)
+{
+	emitf(o, "  %s=%s %s%s", col(o, C_DIM), col(o, C_RESET), fmt_prefix, text);
+}
+
+static void memory_lines(const out *o, const kg_incident *inc)
+{
+	const kg_memory *m = &inc->mem;
+	char a[64], b[64];
+	kg_buf line = {0};
+	if (kg_size_known(m->total_capacity) || kg_size_known(m->free)) {
+		kg_buf_printf(&line, "device");
+		if (inc->device_index != KG_NONE)
+			kg_buf_printf(&line, " %lld", (long long)inc->device_index);
+		kg_buf_puts(&line, ":");
+		if (kg_size_known(m->total_capacity))
+			kg_buf_printf(&line, " %s total capacity", sz(m->total_capacity, a, sizeof a));
+		if (kg_size_known(m->free))
+			kg_buf_printf(&line, "%s %s free", kg_size_known(m->total_capacity) ? "," : "",
+				      sz(m->free, b, sizeof b));
+		if (kg_size_known(m->allowed))
+			kg_buf_printf(&line, ", %s allowed", sz(m->allowed, a, sizeof a));
+		evidence(o, "", line.data);
+		kg_buf_reset(&line);
+	}
+	bool any = false;
+#define PART(field, label) do { \
+	if (kg_size_known(m->field)) { \
+		kg_buf_printf(&line, "%s%s " label, any ? ", " : "", sz(m->field, a, sizeof a)); \
+		any = true; \
+	} } while (0)
+	PART(allocated, "allocated");
+	PART(reserved, "reserved in total");
+	PART(reserved_unallocated, "reserved but unallocated");
+	PART(private_pools, "in private pools");
+	PART(other_allocations, "other allocations");
+	PART(process_in_use, "in use by this process");
+#undef PART
+	if (any) {
+		evidence(o, "memory: ", line.data);
+		kg_buf_reset(&line);
+	}
+	if (m->nprocs) {
+		for (size_t i = 0; i < m->nprocs && i < 8; i++) {
+			if (m->procs[i].pid != KG_NONE)
+				kg_buf_printf(&line, "%spid %lld %s", i ? ", " : "", (long long)m->procs[i].pid,
+					      sz(m->procs[i].in_use, a, sizeof a));
+			else
+				kg_buf_printf(&line, "%s%s", i ? ", " : "", sz(m->procs[i].in_use, a, sizeof a));
+		}
+		if (m->nprocs > 8)
+			kg_buf_printf(&line, ", … (%zu in all)", m->nprocs);
+		evidence(o, "other processes on the device: ", line.data);
+		kg_buf_reset(&line);
+	}
+	if (inc->tensor) {
+		kg_buf_puts(&line, "[");
+		for (size_t i = 0; i < inc->tensor->ndim; i++)
+			kg_buf_printf(&line, "%s%lld", i ? ", " : "", (long long)inc->tensor->shape[i]);
+		kg_buf_puts(&line, "]");
+		if (inc->tensor->dtype[0])
+			kg_buf_printf(&line, " %s", inc->tensor->dtype);
+		if (inc->tensor->bytes != KG_NONE)
+			kg_buf_printf(&line, " = %s", kg_size_format(inc->tensor->bytes, a, sizeof a));
+		evidence(o, "tensor: ", line.data);
+		kg_buf_reset(&line);
+	}
+	kg_buf_free(&line);
+}
+
+/* The budget bar's glyphs, by kg_budget_part.kind: allocated, cached
+ * unused, non-PyTorch, other processes, unaccounted, free; then the
+ * request drawn over the bar. */
+static const char *const bar_glyph[6] = {"█", "▓", "▒", "░", "?", "·"};
+static const char *const request_glyph = "╳";
+#define BAR_CELLS 32
+#define BAR_OVERFLOW 8
+
+/* "= [█████████████████████▓▓▓▓▒░╳╳╳╳]╳╳ 140.40 GiB; ╳ 19.99 GiB requested
+ * > 17.52 GiB free": the capacity in BAR_CELLS cells split by part (each
+ * known part at least one cell, the largest absorbs rounding), and the
+ * request drawn from where free memory starts at the same scale, past
+ * the bracket (the capacity) by as much as it did not fit (at most
+ * BAR_OVERFLOW cells, then "…"). Nothing when the capacity is unknown or
+ * the parts contradict each other. */
+static void budget_bar(const out *o, const kg_budget *b)
+{
+	kg_budget_part p[6];
+	size_t np = kg_budget_parts(b, p);
+	if (b->capacity == KG_NONE || b->capacity <= 0 || np == 0 || !b->consistent)
+		return;
+	int cells[6], total = 0, big = 0;
+	for (size_t i = 0; i < np; i++) {
+		double c = (double)p[i].bytes * BAR_CELLS / (double)b->capacity;
+		cells[i] = p[i].bytes > 0 && c < 1 ? 1 : (int)(c + 0.5);
+		total += cells[i];
+		if (cells[i] > cells[big])
+			big = (int)i;
+	}
+	cells[big] += BAR_CELLS - total;
+	if (cells[big] < 0)
+		return;
+	/* the cell each glyph goes in */
+	const char *cell[BAR_CELLS + BAR_OVERFLOW];
+	int nc = 0, free_at = -1;
+	for (size_t i = 0; i < np; i++) {
+		if (p[i].kind == 5 && free_at < 0)
+			free_at = nc;
+		for (int c = 0; c < cells[i]; c++)
+			cell[nc++] = bar_glyph[p[i].kind];
+	}
+	if (free_at < 0)
+		free_at = nc;
+	bool more = false, request = b->requested != KG_NONE && b->requested > 0;
+	if (request) {
+		double c = (double)b->requested * BAR_CELLS / (double)b->capacity;
+		int rc = c < 1 ? 1 : (int)(c + 0.5);
+		if (free_at + rc > BAR_CELLS + BAR_OVERFLOW) {
+			rc = BAR_CELLS + BAR_OVERFLOW - free_at;
+			more = true;
+		}
+		for (int i = free_at; i < free_at + rc; i++)
+			cell[i] = request_glyph;
+		if (free_at + rc > nc)
+			nc = free_at + rc;
+	}
+	kg_buf l = {0};
+	char t[32], u[32];
+	kg_buf_puts(&l, "[");
+	for (int i = 0; i < nc; i++) {
+		kg_buf_puts(&l, cell[i]);
+		if (i == BAR_CELLS - 1)
+			kg_buf_puts(&l, "]");
+	}
+	kg_buf_printf(&l, "%s %s", more ? "…" : "", kg_size_format(b->capacity, t, sizeof t));
+	if (request) {
+		kg_buf_printf(&l, "; %s %s requested", request_glyph, kg_size_format(b->requested, t, sizeof t));
+		if (b->free != KG_NONE)
+			kg_buf_printf(&l, " %s %s free", b->requested > b->free ? ">" : "≤",
+				      kg_size_format(b->free, u, sizeof u));
+	}
+	evidence(o, "", l.data);
+	kg_buf_free(&l);
+}
+
+/* "= differential: eval-blowup 14 (high) · capacity 3 · fragmentation
+ * ruled out", and, when undetermined, what would tell. */
+static void differential_line(const out *o, const kg_incident *inc)
+{
+	if (!inc->ndifferential)
+		return;
+	kg_buf b = {0};
+	for (size_t i = 0; i < inc->ndifferential; i++) {
+		const kg_hypothesis *h = &inc->differential[i];
+		kg_buf_printf(&b, "%s%s", i ? " · " : "", h->cause);
+		if (h->ruled_out)
+			kg_buf_puts(&b, " ruled out");
+		else if (h->confidence)
+			kg_buf_printf(&b, " %d (%s)", h->score, h->confidence);
+		else
+			kg_buf_printf(&b, " %d", h->score);
+	}
+	evidence(o, "differential: ", b.data);
+	kg_buf_reset(&b);
+	if (!inc->cause) {
+		const kg_hypothesis *h = &inc->differential[0];
+		if (!h->ruled_out && h->to_confirm) {
+			kg_buf_printf(&b, "%s would need %s", h->cause, h->to_confirm);
+			evidence(o, "to tell: ", b.data);
+		}
+	}
+	kg_buf_free(&b);
+}
+
+/* The finding that states the cause: the first whose evidence supports
+ * it (findings come with the cause's evidence first), or NULL. */
+static const kg_finding *cause_finding(const kg_incident *inc)
+{
+	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause))
+			return f;
+	}
+	return NULL;
+}
+
+/* The finding whose first remedy is line 2 (the one action): the cause's;
+ * for an undetermined cause, the category-none finding that says what
+ * evidence is missing (rules/general.yaml), when it has a remedy. */
+static const kg_finding *action_finding(const kg_incident *inc)
+{
+	if (inc->cause)
+		return cause_finding(inc);
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->nremedies && f->category &&
+		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
+			return f;
+	}
+	return NULL;
+}
+
+/* A remedy's settings in one line: "set data.test_bs: 64" (the user's key,
+ * else the role) and "NAME=VALUE", separated by "; ". */
+static void remedy_settings(kg_buf *b, const kg_remedy *r)
+{
+	const char *sep = "";
+	for (size_t e = 0; e < r->nset; e++) {
+		kg_buf_printf(b, "%sset %s: %s", sep, kg_remedy_key(r, e), r->set_values[e]);
+		sep = "; ";
+	}
+	for (size_t e = 0; e < r->nenv; e++) {
+		kg_buf_printf(b, "%s%s=%s", sep, r->env_names[e], r->env_values[e]);
+		sep = "; ";
+	}
+}
+
+/* Remedy titles already printed for this incident (a remedy appears once). */
+typedef struct seen {
+	const char *title[64];
+	size_t n;
+} seen;
+
+static bool seen_add(seen *s, const char *title)
+{
+	if (!title)
+		return false;
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->title[i], title))
+			return false;
+	if (s->n < sizeof s->title / sizeof *s->title)
+		s->title[s->n++] = title;
+	return true;
+}
+
+/* --verbose: where, phase, allocator config, follow-ups, and every finding
+ * with its message, evidence and the remedies not shown yet. */
+static void incident_detail(const out *o, const kg_incident *inc, seen *done)
+{
+	memory_lines(o, inc);
+	if (inc->nframes) {
+		/* the innermost frame of the user's code says where it happened */
+		const kg_frame *f = &inc->frames[inc->nframes - 1];
+		for (size_t i = inc->nframes; i-- > 0;) {
+			const char *file = inc->frames[i].file ? inc->frames[i].file : "";
+			if (!strstr(file, "site-packages") && !strstr(file, "dist-packages") &&
+			    !strstr(file, "/torch/") && !strstr(file, "\\torch\\")) {
+				f = &inc->frames[i];
+				break;
+			}
+		}
+		kg_buf b = {0};
+		kg_buf_printf(&b, "%s", f->file ? f->file : "?");
+		if (f->line)
+			kg_buf_printf(&b, ":%ld", f->line);
+		if (f->function)
+			kg_buf_printf(&b, " in %s", f->function);
+		if (f->code)
+			kg_buf_printf(&b, ": %s", f->code);
+		evidence(o, "at ", b.data);
+		kg_buf_free(&b);
+	}
+	if (inc->phase) {
+		char b[128];
+		snprintf(b, sizeof b, "%s (from the %s)", inc->phase,
+			 inc->phase_source && !strcmp(inc->phase_source, "frames") ? "traceback" : "log");
+		evidence(o, "phase: ", b);
+	}
+	if (inc->alloc_conf_var) {
+		char b[600];
+		snprintf(b, sizeof b, "%s=%s (line %ld)", inc->alloc_conf_var,
+			 inc->alloc_conf ? inc->alloc_conf : "", inc->alloc_conf_line);
+		evidence(o, "allocator config echoed in the log: ", b);
+	}
+	for (size_t i = 0; i < inc->nfollowups; i++) {
+		char b[64];
+		snprintf(b, sizeof b, "%s (line %ld)", inc->followups[i].kind, inc->followups[i].line);
+		evidence(o, "then: ", b);
+	}
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		emitf(o, "  %s%s:%s %s [%s]", col(o, sev_color(f->severity)), sev_word(f->severity),
+		      col(o, C_RESET), f->title ? f->title : "", f->rule ? f->rule : "");
+		if (f->message)
+			emitf(o, "    %s", f->message);
+		for (size_t i = 0; i < f->nevidence; i++)
+			emitf(o, "    %s=%s %s", col(o, C_DIM), col(o, C_RESET), f->evidence[i]);
+		for (size_t i = 0; i < f->nremedies; i++) {
+			const kg_remedy *r = &f->remedies[i];
+			if (!seen_add(done, r->title))
+				continue;
+			kg_buf b = {0};
+			remedy_settings(&b, r);
+			emitf(o, "    %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
+			      b.data ? ": " : "", b.data ? b.data : "");
+			kg_buf_free(&b);
+			if (r->code)
+				emitf(o, "          %s", r->code);
+			if (r->caveat)
+				emitf(o, "          caveat: %s", r->caveat);
+		}
+	}
+}
+
+static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool verbose)
+{
+	enum kg_severity sev = kg_incident_severity(inc);
+	char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
+	char verdict[96];
+	kg_incident_verdict(inc, verdict, sizeof verdict);
+	/* FILE:LINE: for a log; FILE: for an incident without a line (an
+	 * allocator snapshot's trace) */
+	char where[32] = "";
+	if (inc->line > 0)
+		snprintf(where, sizeof where, ":%ld", inc->line);
+	emitf(o, "%s%s%s:%s %s%s:%s %s%s%s [%s]", col(o, C_BOLD), inc->path ? inc->path : "?",
+	      where, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
+	      col(o, C_BOLD), head, col(o, C_RESET), verdict);
+	free(head);
+	if (quiet)
+		return;
+	seen done = {0};
+	/* line 2: the one action */
+	const kg_finding *cf = cause_finding(inc), *af = action_finding(inc);
+	if (af && af->nremedies) {
+		const kg_remedy *r = &af->remedies[0];
+		kg_buf b = {0};
+		remedy_settings(&b, r);
+		emitf(o, "  %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
+		      b.data ? ": " : "", b.data ? b.data : "");
+		kg_buf_free(&b);
+		seen_add(&done, r->title);
+	}
+	/* the budget and the arithmetic */
+	budget_bar(o, &inc->budget);
+	char bl[600];
+	if (kg_budget_line(&inc->budget, inc->budget.consistent ? bar_glyph : NULL, bl, sizeof bl))
+		evidence(o, "", bl);
+	if (cf)
+		for (size_t i = 0; i < cf->nevidence && i < 2; i++)
+			evidence(o, "", cf->evidence[i]);
+	differential_line(o, inc);
+	if (inc->duplicates) {
+		char b[96];
+		snprintf(b, sizeof b, "%d more cop%s of this message folded into this incident",
+			 inc->duplicates, inc->duplicates == 1 ? "y" : "ies");
+		evidence(o, "", b);
+	}
+	if (verbose) {
+		incident_detail(o, inc, &done);
+		return;
+	}
+	/* the other remedies for the cause, titles only, each once */
+	kg_buf also = {0};
+	for (size_t k = 0; cf && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (!f->supports || f->refutes || strcmp(f->supports, inc->cause))
+			continue;
+		for (size_t i = 0; i < f->nremedies; i++)
+			if (seen_add(&done, f->remedies[i].title))
+				kg_buf_printf(&also, "%s%s", also.data ? " · " : "", f->remedies[i].title);
+	}
+	if (also.data)
+		emitf(o, "  %salso:%s %s", col(o, C_GREEN), col(o, C_RESET), also.data);
+	kg_buf_free(&also);
+}
+
+/* The stat called key, formatted like c10 format_size, or "?". */
+static const char *stat_size(const kg_snapshot *s, const char *key, char *buf, size_t n)
+{
+	const kg_stat *v = kg_snapshot_stat(s, key);
+	return v ? kg_size_format((int64_t)v->value, buf, n) : "?";
+}
+
+static void snapshot_line(const out *o, const kg_snapshot *snap)
+{
+	const char *ps = snap->path, *ks = kg_snapshot_kind_name(snap->kind);
+	char a[32], b[32], c[32];
+	if (snap->ndevices == 0) {
+		emitf(o, "%s%s:%s %s: %s allocated (peak %s), %s reserved", col(o, C_BOLD), ps,
+			col(o, C_RESET), ks, stat_size(snap, "allocated_bytes.all.current", a, sizeof a),
+			stat_size(snap, "allocated_bytes.all.peak", c, sizeof c),
+			stat_size(snap, "reserved_bytes.all.current", b, sizeof b));
+		return;
+	}
+	for (size_t i = 0; i < snap->ndevices; i++) {
+		const kg_snapshot_device *d = &snap->devices[i];
+		emitf(o, "%s%s:%s snapshot, device %d: %s reserved, %s allocated, largest free block %s, fragmentation %.2f",
+			col(o, C_BOLD), ps, col(o, C_RESET), (int)d->device,
+			kg_size_format(d->reserved_bytes, a, sizeof a), kg_size_format(d->allocated_bytes, b, sizeof b),
+			kg_size_format(d->largest_free_block_bytes, c, sizeof c), d->fragmentation);
+	}
+}
+
+void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
+{
+	out o = {f, style && style->color, style ? style->width : 0};
+	bool quiet = style && style->quiet, verbose = style && style->verbose;
+	/* notes about the input: after the incidents, so that line 1 is the
+	 * first verdict; first when there is no incident */
+	for (size_t i = 0; !quiet && r->nincidents == 0 && i < r->nnotes; i++)
+		emitf(&o, "%s%s%s", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
+	for (size_t i = 0; i < r->nincidents; i++)
+		incident_text(&o, &r->incidents[i], quiet, verbose);
+	/* snapshots, memory_stats and memory_summary tables: one line each
+	 * (the full view is `kgmem-diagnose snapshot`); not with -q, which
+	 * prints one line per incident and nothing else */
+	for (size_t i = 0; !quiet && i < r->nsnapshots; i++)
+		snapshot_line(&o, r->snapshots[i]);
+	for (size_t i = 0; !quiet && r->nincidents > 0 && i < r->nnotes; i++)
+		emitf(&o, "%s%s%s", col(&o, C_DIM), r->notes[i], col(&o, C_RESET));
+	if (style && style->diff) {
+		for (size_t i = 0; i < r->npatches; i++)
+			fputs(r->patches[i].diff, f);
+		if (r->npatches == 0)
+			fprintf(f, "%sno config change to suggest%s\n", col(&o, C_DIM), col(&o, C_RESET));
+	}
+	if (quiet)
+		return;
+	if (r->nincidents == 0 && r->nsnapshots > 0)
+		return;
+	if (r->nincidents == 0 && r->nsnapshots == 0) {
+		kg_buf nb = {0};
+		kg_buf_puts(&nb, "no out-of-memory incident found");
+		for (size_t i = 0; i < r->ninputs; i++)
+			kg_buf_printf(&nb, "%s%s", i ? ", " : " in ", r->inputs[i].name);
+		emit(&o, nb.data);
+		kg_buf_free(&nb);
+		return;
+	}
+	/* incidents by severity, then by cause (most frequent first, in
+	 * first-seen order on ties) */
+	int e, w, inf;
+	kg_report_counts(r, &e, &w, &inf);
+	kg_buf b = {0};
+	kg_buf_printf(&b, "%zu incident%s: %d error%s", r->nincidents, r->nincidents == 1 ? "" : "s", e,
+		      e == 1 ? "" : "s");
+	if (w)
+		kg_buf_printf(&b, ", %d warning%s", w, w == 1 ? "" : "s");
+	if (inf)
+		kg_buf_printf(&b, ", %d note%s", inf, inf == 1 ? "" : "s");
+	const char *undetermined = "undetermined";
+	const char **causes = kg_calloc(r->nincidents, sizeof *causes);
+	int *counts = kg_calloc(r->nincidents, sizeof *counts);
+	size_t nc = 0;
+	for (size_t i = 0; i < r->nincidents; i++) {
+		const char *c = r->incidents[i].cause ? r->incidents[i].cause : undetermined;
+		size_t j = 0;
+		while (j < nc && strcmp(causes[j], c))
+			j++;
+		if (j == nc)
+			causes[nc++] = c;
+		counts[j]++;
+	}
+	for (size_t done = 0; done < nc; done++) {
+		size_t best = 0;
+		for (size_t j = 0; j < nc; j++)
+			if (counts[j] > counts[best])
+				best = j;
+		kg_buf_printf(&b, "%s%d %s", done ? ", " : "; by cause: ", counts[best], causes[best]);
+		counts[best] = -1;
+	}
+	free(causes);
+	free(counts);
+	if (r->first_failed_rank != KG_NONE)
+		kg_buf_printf(&b, "; rank %lld failed first", (long long)r->first_failed_rank);
+	if (r->root_cause_rank != KG_NONE)
+		kg_buf_printf(&b, "; torchelastic names rank %lld as the root cause", (long long)r->root_cause_rank);
+	if (!verbose)
+		kg_buf_puts(&b, " (--verbose for every finding)");
+	emit(&o, b.data);
+	kg_buf_free(&b);
+}

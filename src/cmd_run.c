@@ -1,0 +1,929 @@
+/* cmd_run.c — `kgmem-diagnose run [OPTIONS] -- CMD [ARGS…]`: runs CMD,
+ * passes its stdout and stderr through unchanged, watches both for OOM
+ * messages as they are printed, records the machine's memory state at that
+ * moment (read/readings.h: NVML, the memory cgroup, /proc/meminfo), and when CMD exits
+ * after an OOM prints the diagnosis on stderr and writes --report.
+ *
+ * Design (README "Catching it as it happens"):
+ *  - CMD runs in its own process group; SIGINT, SIGTERM, SIGHUP, SIGUSR1
+ *    and SIGUSR2 sent to the wrapper are forwarded to that group. When
+ *    standard input is the controlling terminal and the wrapper is in the
+ *    foreground, CMD's group becomes the terminal's foreground group (as a
+ *    shell does), so Ctrl-C and terminal reads reach CMD exactly as without
+ *    the wrapper; Ctrl-Z stops the wrapper with it.
+ *  - Each of CMD's stdout and stderr is a pipe, or a pseudo-terminal when
+ *    the wrapper's own stream is a terminal (output post-processing off, so
+ *    bytes pass unchanged; the window size follows the wrapper's terminal).
+ *    When the wrapper's stream is a regular file, CMD writes into it
+ *    directly and the wrapper reads what was appended every 100 ms through
+ *    its own opening of the file (no copy on the output's path, no
+ *    wake-up per write).
+ *  - Every chunk read is first written to the wrapper's stream of the same
+ *    name, then its complete lines go into one private capture file (the
+ *    two streams' lines interleaved in arrival order, each line whole),
+ *    which kg_diagnose() reads after CMD exits. The scanner's literal
+ *    prefilter (atoms.h, on the OOM grammars' trigger literals) runs on
+ *    the same lines live; a line that parses as an OOM message
+ *    (kg_oom_parse) triggers a reading of the machine's memory.
+ *  - The exit status is CMD's, 128 + N when signal N killed it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glob.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "read/atoms.h"
+#include "cli.h"
+#include "run/pipeline.h"
+#include "read/cgroup.h"
+#include "read/readings.h"
+#include "run/runinfo.h"
+#include "read/logscan.h"
+#include "read/oom.h"
+#include "report/report.h"
+#include "report/report_ci.h"
+#include "model/util.h"
+#include "kg_build.h"
+#include "model/paths.h"
+
+
+#define MAX_READINGS 8       /* readings of the machine per run */
+#define CHUNK (64 * 1024)
+
+static const char *progname = "kgmem-diagnose run";
+
+static void run_usage(FILE *out)
+{
+	fprintf(out,
+"Usage: kgmem-diagnose run [OPTIONS] -- CMD [ARGS...]\n"
+"\n"
+"Runs CMD, passes its stdout and stderr through unchanged, and watches them\n"
+"for out-of-memory messages. At an OOM it records the GPU processes and\n"
+"memory (NVML), the cgroup's memory limit and oom_kill count, and host\n"
+"memory; when CMD exits after an OOM the diagnosis goes to stderr.\n"
+"\n"
+"Options:\n"
+"      --report FILE        write the JSON report to FILE (every run)\n"
+"      --label KEY=VALUE    add run metadata; FILE then gets one JSON line\n"
+"                           per run, appended (JSON Lines); may be repeated\n"
+"      --log FILE           keep CMD's captured output in FILE\n"
+"      --snapshot-on-oom DIR  Python: dump the CUDA allocator snapshot into\n"
+"                           DIR at an OOM (a sitecustomize hook) and read it\n"
+"  -f, --format FORMAT      stderr diagnosis: text (default), json, markdown,\n"
+"                           github, sarif\n"
+"      --fail-on LEVEL      exit 1 when CMD exited 0 but a finding is at\n"
+"                           least LEVEL: never (default), info, warning, error\n"
+"  -c, --config FILE        training config (YAML) for the diagnosis\n"
+"  -h, --help               print this help and exit\n"
+"\n"
+"Exit status: CMD's own status, 128+N when signal N killed it; 1 with\n"
+"--fail-on as above; 2 usage error; 126 CMD not executable; 127 CMD not\n"
+"found; 125 the wrapper could not start CMD.\n");
+}
+
+static int run_bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", progname);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'kgmem-diagnose run --help' for more information.\n");
+	return KG_EXIT_USAGE;
+}
+
+/* --- signals: forwarded from the handler; SIGCHLD and SIGWINCH wake the
+ * loop through a self-pipe */
+static volatile sig_atomic_t child_pgid;
+static volatile sig_atomic_t got_chld, got_winch;
+static int wake_pipe[2] = {-1, -1};
+
+static void on_forward(int sig)
+{
+	int e = errno;
+	if (child_pgid > 0)
+		kill(-(pid_t)child_pgid, sig);
+	errno = e;
+}
+
+static void on_wake(int sig)
+{
+	int e = errno;
+	if (sig == SIGCHLD)
+		got_chld = 1;
+	else
+		got_winch = 1;
+	char c = 0;
+	(void)!write(wake_pipe[1], &c, 1);
+	errno = e;
+}
+
+/* What the wrapper does with each signal while CMD runs: forwarded to
+ * CMD's process group (SIGUSR1 and SIGUSR2 too: the preemption warnings of
+ * Slurm's --signal and of other schedulers), noted (SIGCHLD, SIGWINCH), or
+ * ignored (SIGPIPE: a closed reader is handled where the write fails). */
+static const struct {
+	int sig;
+	void (*handler)(int);
+} run_signals[] = {
+	{SIGINT, on_forward}, {SIGTERM, on_forward}, {SIGHUP, on_forward},
+	{SIGUSR1, on_forward}, {SIGUSR2, on_forward},
+	{SIGCHLD, on_wake}, {SIGWINCH, on_wake}, {SIGPIPE, SIG_IGN},
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd pf = {.fd = fd, .events = POLLOUT};
+				poll(&pf, 1, -1);
+				continue;
+			}
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* One of CMD's output streams. */
+typedef struct stream {
+	int fd;          /* our read end (pipe or pty master), -1 when closed */
+	int out;         /* STDOUT_FILENO or STDERR_FILENO */
+	int slave;       /* pty slave (child side) or pipe write end */
+	bool pty;
+	bool file;       /* ours is a regular file: CMD writes into it
+	                    directly and fd is our own read-only opening of
+	                    it, read from off on (no pass-through needed) */
+	bool shared;     /* stderr is the same file as stdout: read once */
+	off_t off;
+	bool out_broken; /* our own stream failed (EPIPE): stop passing on */
+	kg_buf pend;     /* bytes after the last complete line */
+} stream;
+
+typedef struct watch {
+	FILE *cap;                 /* capture file */
+	const kg_atoms *atoms;
+	long lines;                /* complete lines captured */
+	kg_reading ev[MAX_READINGS];
+	size_t nev;
+	long ooms;                 /* OOM messages seen live */
+	bool cap_failed;
+} watch;
+
+static long count_nl(const char *p, size_t n)
+{
+	long k = 0;
+	for (const char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+		k++;
+	return k;
+}
+
+/* Complete lines text[0..n) (n ends after a '\n', or is a forced cut):
+ * into the capture file, and through the scanner's prefilter (SIMD, the
+ * same atoms kg_scan_log uses) and, on a hit, its OOM grammars. */
+static void take_lines(watch *w, const char *text, size_t n)
+{
+	if (!n)
+		return;
+	if (!w->cap_failed && fwrite(text, 1, n, w->cap) != n)
+		w->cap_failed = true;
+	size_t pos = 0, counted = 0;
+	long line_no = w->lines; /* complete lines before text[counted] */
+	while (pos < n) {
+		uint32_t cls = 0;
+		size_t hit = kg_atoms_find(w->atoms, text, n, pos, &cls);
+		if (hit >= n)
+			break;
+		const char *ls = text + hit;
+		while (ls > text + pos && ls[-1] != '\n')
+			ls--;
+		const char *le = memchr(text + hit, '\n', n - hit);
+		size_t len = le ? (size_t)(le - ls) : (size_t)(text + n - ls);
+		line_no += count_nl(text + counted, (size_t)(ls - text) - counted);
+		counted = (size_t)(ls - text);
+		if (kg_oom_candidate(ls, len)) {
+			/* the window: this line, noise-stripped, and what
+			 * follows (a message wrapped over lines) */
+			size_t wn = (size_t)(text + n - ls);
+			if (wn > KG_OOM_WINDOW_BYTES)
+				wn = KG_OOM_WINDOW_BYTES;
+			if (len > wn)
+				len = wn;
+			char *first = kg_strndup(ls, len);
+			int64_t rank = -1;
+			size_t fn = kg_strip_noise(first, len, &rank);
+			kg_buf win = {0};
+			kg_buf_append(&win, first, fn);
+			kg_buf_append(&win, ls + len, wn - len);
+			kg_oom o;
+			if (kg_oom_parse(win.data, win.len, fn, &o) == 1) {
+				if (!strcmp(o.kind, "oom")) {
+					w->ooms++;
+					if (w->nev < MAX_READINGS)
+						/* the wrapper's own cgroup: CMD's
+						 * is the same, and CMD may already
+						 * be a zombie (whose cgroup reads
+						 * as the root) once its traceback
+						 * is out */
+						kg_reading_take(&w->ev[w->nev++], "oom-message",
+								    line_no + 1, 0, NULL);
+				}
+				kg_oom_free(&o);
+			}
+			kg_buf_free(&win);
+			free(first);
+		}
+		pos = le ? (size_t)(le - text) + 1 : n;
+	}
+	w->lines += count_nl(text, n);
+}
+
+/* New bytes of one stream: pass through, then capture whole lines. */
+static void feed(stream *s, watch *w, const char *buf, size_t n)
+{
+	if (!s->file && !s->out_broken && write_all(s->out, buf, n) < 0) {
+		s->out_broken = true;
+		/* our reader went away: close CMD's stream so CMD sees EPIPE
+		 * (SIGPIPE) on its next write, as it would without us */
+		close(s->fd);
+		s->fd = -1;
+	}
+	kg_buf_append(&s->pend, buf, n);
+	const char *last = NULL;
+	for (size_t i = s->pend.len; i > 0; i--)
+		if (s->pend.data[i - 1] == '\n') {
+			last = s->pend.data + i;
+			break;
+		}
+	size_t done = last ? (size_t)(last - s->pend.data) : 0;
+	if (!last && s->pend.len > KG_MAX_LINE)
+		done = s->pend.len; /* an overlong line: cut it */
+	if (done) {
+		take_lines(w, s->pend.data, done);
+		memmove(s->pend.data, s->pend.data + done, s->pend.len - done);
+		s->pend.len -= done;
+	}
+}
+
+/* Reads what is there; returns false at end of stream. */
+static bool pump(stream *s, watch *w, char *buf)
+{
+	ssize_t r = read(s->fd, buf, CHUNK);
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (r <= 0) /* EOF, or EIO from a pty master whose slave is closed */
+		return false;
+	feed(s, w, buf, (size_t)r);
+	return true;
+}
+
+/* A file stream: everything appended since the last call. */
+static void pump_file(stream *s, watch *w, char *buf)
+{
+	if (!s->file || s->fd < 0)
+		return;
+	struct stat st;
+	if (fstat(s->fd, &st) == 0 && st.st_size < s->off)
+		s->off = 0; /* truncated under us: start again */
+	for (;;) {
+		ssize_t r = pread(s->fd, buf, CHUNK, s->off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		s->off += r;
+		feed(s, w, buf, (size_t)r);
+	}
+}
+
+static void close_stream(stream *s, watch *w)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	if (s->pend.len) {
+		/* a last line without '\n': capture it with one */
+		kg_buf_putc(&s->pend, '\n');
+		take_lines(w, s->pend.data, s->pend.len);
+		s->pend.len = 0;
+	}
+}
+
+static int open_stream(stream *s, int out, const stream *other)
+{
+	*s = (stream){.fd = -1, .out = out, .slave = -1};
+	struct stat st;
+	if (fstat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* a regular file (a Slurm --output, `> log`): CMD keeps it, so
+		 * its bytes land there untouched and unbuffered by us; we read
+		 * what it appends through a second opening of the same file
+		 * (its own offset), polled. Where that opening is refused (a
+		 * write-only file), the pipe below is used instead. */
+		struct stat ost;
+		if (other && other->file && fstat(other->out, &ost) == 0 &&
+		    ost.st_dev == st.st_dev && ost.st_ino == st.st_ino) {
+			s->file = s->shared = true;
+			s->slave = out;
+			return 0;
+		}
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/fd/%d", out);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			s->fd = fd;
+			s->file = true;
+			s->slave = out;
+			s->off = st.st_size; /* where CMD's first byte will land
+			                        (a truncated or appended file) */
+			return 0;
+		}
+	}
+	if (isatty(out)) {
+		int m, sl;
+		struct winsize ws;
+		bool have_ws = ioctl(out, TIOCGWINSZ, &ws) == 0;
+		if (openpty(&m, &sl, NULL, NULL, have_ws ? &ws : NULL) == 0) {
+			struct termios t;
+			if (tcgetattr(sl, &t) == 0) {
+				t.c_oflag &= ~(tcflag_t)OPOST; /* bytes unchanged */
+				tcsetattr(sl, TCSANOW, &t);
+			}
+			fcntl(m, F_SETFD, FD_CLOEXEC);
+			s->fd = m;
+			s->slave = sl;
+			s->pty = true;
+			return 0;
+		}
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	/* a larger pipe lets a fast writer run ahead instead of blocking on
+	 * every 64 KiB (best effort: limited by /proc/sys/fs/pipe-max-size) */
+	fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
+	s->fd = p[0];
+	s->slave = p[1];
+	return 0;
+}
+
+/* The directory holding the Python hook (hooks/sitecustomize.py): beside
+ * the rules in use (<datadir>/kgmem-diagnose/hooks when installed, the
+ * source tree's hooks/ when run from a build directory), else the
+ * configured install location. NULL when none has the hook. */
+static const char *hook_dir(void)
+{
+	static char dir[4200];
+	struct stat st;
+	const char *rules = kg_rules_dir();
+	const char *slash = strrchr(rules, '/');
+	if (slash) {
+		snprintf(dir, sizeof dir, "%.*s/hooks", (int)(slash - rules), rules);
+		char f[4300];
+		snprintf(f, sizeof f, "%s/sitecustomize.py", dir);
+		if (stat(f, &st) == 0)
+			return dir;
+	}
+	if (stat(KG_SOURCE_HOOK_DIR "/sitecustomize.py", &st) == 0)
+		return KG_SOURCE_HOOK_DIR;
+	if (stat(KG_HOOK_DIR "/sitecustomize.py", &st) == 0)
+		return KG_HOOK_DIR;
+	return NULL;
+}
+
+/* In the child: PYTHONPATH with the hook directory first, and the hook's
+ * output directory. */
+static void set_hook_env(const char *hook, const char *dir, const char *tag)
+{
+	const char *old = getenv("PYTHONPATH");
+	char *pp = old && *old ? kg_asprintf("%s:%s", hook, old) : kg_strdup(hook);
+	setenv("PYTHONPATH", pp, 1);
+	free(pp);
+	setenv("KGMEM_SNAPSHOT_DIR", dir, 1);
+	setenv("KGMEM_SNAPSHOT_TAG", tag, 1);
+}
+
+/* Snapshots the hook wrote during this run: DIR/kgmem-oom-TAG-*.pickle,
+ * TAG being this wrapper's (set_hook_env), so ranks sharing DIR each read
+ * only their own. */
+static void find_snapshots(const char *dir, const char *tag, time_t since, const char ***v, size_t *n)
+{
+	char *pat = kg_asprintf("%s/kgmem-oom-%s-*.pickle", dir, tag);
+	glob_t g;
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			struct stat st;
+			if (stat(g.gl_pathv[i], &st) == 0 && st.st_mtime >= since - 1) {
+				*v = kg_realloc(*v, (*n + 1) * sizeof **v);
+				(*v)[(*n)++] = kg_strdup(g.gl_pathv[i]);
+			}
+		}
+		globfree(&g);
+	}
+	free(pat);
+}
+
+/* Writes the report: pretty JSON replacing FILE, or with labels one
+ * compact line appended in a single write(2) (O_APPEND, so lines from
+ * concurrent ranks writing one spool do not interleave on a local file
+ * system). Returns 0 or -1 with errno. */
+static int write_report(const char *path, const kg_report *rep, bool lines)
+{
+	if (!lines) {
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return -1;
+		kg_report_json(rep, f);
+		int bad = ferror(f);
+		if (fclose(f) != 0 || bad)
+			return -1;
+		return 0;
+	}
+	char *line = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&line, &n);
+	if (!m)
+		return -1;
+	kg_report_json_line(rep, m);
+	if (fclose(m) != 0) {
+		free(line);
+		errno = ENOMEM;
+		return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int rc = fd < 0 ? -1 : write_all(fd, line, n);
+	int e = errno;
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = -1, e = errno;
+	free(line);
+	errno = e;
+	return rc;
+}
+
+/* Replaces the capture file's temporary name in the report by `name`. */
+static void rename_input(kg_report *rep, const char *tmp, const char *name)
+{
+	for (size_t i = 0; i < rep->ninputs; i++)
+		if (rep->inputs[i].name && !strcmp(rep->inputs[i].name, tmp)) {
+			free(rep->inputs[i].name);
+			rep->inputs[i].name = kg_strdup(name);
+		}
+	for (size_t i = 0; i < rep->nincidents; i++)
+		if (rep->incidents[i].path && !strcmp(rep->incidents[i].path, tmp)) {
+			free(rep->incidents[i].path);
+			rep->incidents[i].path = kg_strdup(name);
+		}
+}
+
+int kg_cmd_run(int argc, char **argv)
+{
+	const char *report = NULL, *logpath = NULL, *snapdir = NULL, *format = "text";
+	enum kg_severity fail_on = KG_SEV_NONE;
+	const char **configs = NULL;
+	size_t nconfigs = 0;
+	char **labels = NULL;
+	size_t nlabels = 0;
+
+	enum { O_REPORT = 256, O_LABEL, O_LOG, O_SNAP, O_FAIL };
+	static const struct option longopts[] = {
+		{"report", required_argument, NULL, O_REPORT},
+		{"label", required_argument, NULL, O_LABEL},
+		{"log", required_argument, NULL, O_LOG},
+		{"snapshot-on-oom", required_argument, NULL, O_SNAP},
+		{"format", required_argument, NULL, 'f'},
+		{"fail-on", required_argument, NULL, O_FAIL},
+		{"config", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, rc = KG_EXIT_OK;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at CMD, so CMD's own options stay CMD's */
+	while ((c = getopt_long(argc, argv, "+:f:c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_REPORT: report = optarg; break;
+		case O_LABEL:
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				rc = run_bad_usage("--label needs KEY=VALUE, got '%s'", optarg);
+				goto out;
+			}
+			labels = kg_realloc(labels, (nlabels + 1) * sizeof *labels);
+			labels[nlabels++] = optarg;
+			break;
+		case O_LOG: logpath = optarg; break;
+		case O_SNAP: snapdir = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "markdown") &&
+			    strcmp(optarg, "github") && strcmp(optarg, "sarif")) {
+				rc = run_bad_usage("unknown format '%s' (text, json, markdown, github, sarif)", optarg);
+				goto out;
+			}
+			format = optarg;
+			break;
+		case O_FAIL:
+			if (kg_cli_parse_fail_on(optarg, &fail_on) < 0) {
+				rc = run_bad_usage("unknown --fail-on level '%s' (never, info, warning, error)", optarg);
+				goto out;
+			}
+			break;
+		case 'c':
+			configs = kg_realloc(configs, (nconfigs + 1) * sizeof *configs);
+			configs[nconfigs++] = optarg;
+			break;
+		case 'h': run_usage(stdout); goto out;
+		case ':': {
+			char o[3] = {'-', (char)optopt, 0};
+			rc = run_bad_usage("option '%s' needs an argument", optopt ? o : argv[optind - 1]);
+			goto out;
+		}
+		default: {
+			char o[3] = {'-', (char)optopt, 0};
+			rc = run_bad_usage("unknown option '%s'", optopt ? o : argv[optind - 1]);
+			goto out;
+		}
+		}
+	}
+	if (optind >= argc) {
+		rc = run_bad_usage("%s", "no command to run (kgmem-diagnose run [OPTIONS] -- CMD [ARGS...])");
+		goto out;
+	}
+	char **cmd = argv + optind;
+	size_t ncmd = (size_t)(argc - optind);
+
+	const char *hook = NULL;
+	/* names this run's snapshots: host and wrapper pid */
+	char tag[128], host[64] = "host";
+	gethostname(host, sizeof host - 1);
+	host[strcspn(host, "/")] = 0;
+	snprintf(tag, sizeof tag, "%s-%d", host, (int)getpid());
+	if (snapdir && !(hook = hook_dir())) {
+		fprintf(stderr, "%s: --snapshot-on-oom: the Python hook (hooks/sitecustomize.py) is not installed in %s\n",
+			progname, KG_HOOK_DIR);
+		rc = 125;
+		goto out;
+	}
+	if (snapdir) {
+		struct stat st;
+		if (stat(snapdir, &st) < 0 && mkdir(snapdir, 0755) < 0) {
+			fprintf(stderr, "%s: --snapshot-on-oom %s: %s\n", progname, snapdir, strerror(errno));
+			rc = KG_EXIT_USAGE;
+			goto out;
+		}
+	}
+
+	/* the capture file: --log FILE, or a private temporary file */
+	char tmpl[4096] = "";
+	FILE *cap = NULL;
+	if (logpath) {
+		cap = fopen(logpath, "w");
+		if (!cap) {
+			fprintf(stderr, "%s: --log %s: %s\n", progname, logpath, strerror(errno));
+			rc = KG_EXIT_USAGE;
+			goto out;
+		}
+	} else {
+		const char *td = getenv("TMPDIR");
+		snprintf(tmpl, sizeof tmpl, "%s/kgmem-run.XXXXXX", td && *td ? td : "/tmp");
+		int fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd < 0 || !(cap = fdopen(fd, "w"))) {
+			fprintf(stderr, "%s: cannot create a capture file in %s: %s\n", progname,
+				td && *td ? td : "/tmp", strerror(errno));
+			rc = 125;
+			goto out;
+		}
+	}
+	const char *cap_path = logpath ? logpath : tmpl;
+	/* one write(2) per MiB of output, not one per chunk read */
+	setvbuf(cap, NULL, _IOFBF, 1 << 20);
+
+	stream st[2];
+	if (open_stream(&st[0], STDOUT_FILENO, NULL) < 0 || open_stream(&st[1], STDERR_FILENO, &st[0]) < 0 ||
+	    pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "%s: cannot create pipes: %s\n", progname, strerror(errno));
+		rc = 125;
+		goto out_cap;
+	}
+	int errpipe[2];
+	if (pipe2(errpipe, O_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: cannot create pipes: %s\n", progname, strerror(errno));
+		rc = 125;
+		goto out_cap;
+	}
+
+	/* the prefilter: exactly the OOM grammars' trigger literals (the
+	 * scanner's A_OOM atoms), so a training log's progress lines cost one
+	 * SIMD pass and no parse */
+	static kg_atoms oom_atoms;
+	if (!oom_atoms.natoms) {
+		size_t ntrig;
+		const char *const *trig = kg_oom_triggers(&ntrig);
+		for (size_t i = 0; i < ntrig; i++)
+			kg_atoms_add(&oom_atoms, trig[i], 1);
+	}
+	watch w = {.cap = cap, .atoms = &oom_atoms};
+	kg_cgroup_mem cg0;
+	kg_cgroup_read(&cg0, 0, NULL, NULL);
+	char started[40];
+	kg_time_iso(started, sizeof started);
+	double t0 = mono();
+	time_t wall0 = time(NULL);
+
+	/* signals: block until the handlers are in place and the pid known;
+	 * CMD gets back the dispositions the wrapper found */
+	enum { NSIG_RUN = sizeof run_signals / sizeof run_signals[0] };
+	sigset_t all, old;
+	sigemptyset(&all);
+	for (size_t i = 0; i < NSIG_RUN; i++)
+		sigaddset(&all, run_signals[i].sig);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	struct sigaction sa_old[NSIG_RUN], ttou_old;
+	for (size_t i = 0; i < NSIG_RUN; i++) {
+		struct sigaction sa = {0};
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		sa.sa_handler = run_signals[i].handler;
+		sigaction(run_signals[i].sig, &sa, &sa_old[i]);
+	}
+	sigaction(SIGTTOU, NULL, &ttou_old);
+
+	bool fg = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", progname, strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		rc = 125;
+		goto out_cap;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (fg) {
+			signal(SIGTTOU, SIG_IGN);
+			tcsetpgrp(STDIN_FILENO, getpid());
+		}
+		for (size_t i = 0; i < NSIG_RUN; i++)
+			sigaction(run_signals[i].sig, &sa_old[i], NULL);
+		sigaction(SIGTTOU, &ttou_old, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (!st[0].file)
+			dup2(st[0].slave, STDOUT_FILENO);
+		if (!st[1].file)
+			dup2(st[1].slave, STDERR_FILENO);
+		if (snapdir)
+			set_hook_env(hook, snapdir, tag);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		(void)!write(errpipe[1], &e, sizeof e);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	setpgid(pid, pid);
+	child_pgid = pid;
+	if (fg) {
+		signal(SIGTTOU, SIG_IGN);
+		tcsetpgrp(STDIN_FILENO, pid);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(errpipe[1]);
+	for (int i = 0; i < 2; i++)
+		if (!st[i].file)
+			close(st[i].slave);
+	int exec_errno = 0;
+	if (read(errpipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
+		exec_errno = 0;
+	close(errpipe[0]);
+
+	char *buf = kg_malloc(CHUNK);
+	int status = 0;
+	bool reaped = false;
+	for (;;) {
+		struct pollfd pf[3];
+		int np = 0, idx[2] = {-1, -1};
+		pf[np++] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
+		bool files = false;
+		for (int i = 0; i < 2; i++) {
+			if (st[i].fd >= 0 && st[i].file)
+				files = true;
+			else if (st[i].fd >= 0) {
+				idx[i] = np;
+				pf[np++] = (struct pollfd){.fd = st[i].fd, .events = POLLIN};
+			}
+		}
+		if (np == 1 && reaped)
+			break;
+		/* files are read every 100 ms: CMD's writes reach the file
+		 * directly, only the scan waits */
+		if (poll(pf, (nfds_t)np, files ? 100 : -1) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2; i++)
+			pump_file(&st[i], &w, buf);
+		if (pf[0].revents & POLLIN) {
+			char d[64];
+			while (read(wake_pipe[0], d, sizeof d) > 0) {}
+		}
+		if (got_winch) {
+			got_winch = 0;
+			for (int i = 0; i < 2; i++) {
+				struct winsize ws;
+				if (st[i].pty && st[i].fd >= 0 && ioctl(st[i].out, TIOCGWINSZ, &ws) == 0)
+					ioctl(st[i].fd, TIOCSWINSZ, &ws);
+			}
+		}
+		for (int i = 0; i < 2; i++) {
+			if (idx[i] < 0 || st[i].fd < 0)
+				continue;
+			if (pf[idx[i]].revents & (POLLIN | POLLHUP | POLLERR)) {
+				if (!pump(&st[i], &w, buf))
+					close_stream(&st[i], &w);
+			}
+		}
+		if (got_chld && !reaped) {
+			got_chld = 0;
+			pid_t r = waitpid(pid, &status, WNOHANG | WUNTRACED);
+			if (r == pid && WIFSTOPPED(status)) {
+				/* Ctrl-Z stopped CMD's group (at a terminal; a stop
+				 * from elsewhere is left alone): take the terminal
+				 * back and stop too, so the shell sees the job
+				 * stopped; on SIGCONT (fg, bg) hand it back and
+				 * continue CMD */
+				if (fg) {
+					tcsetpgrp(STDIN_FILENO, getpgrp());
+					raise(SIGSTOP);
+					if (tcgetpgrp(STDIN_FILENO) == getpgrp())
+						tcsetpgrp(STDIN_FILENO, pid);
+					kill(-pid, SIGCONT);
+				}
+				continue;
+			}
+			if (r == pid) {
+				reaped = true;
+				/* what CMD wrote is in the pipes: drain it; a
+				 * background grandchild keeping them open must not
+				 * keep us waiting */
+				for (int i = 0; i < 2; i++) {
+					if (st[i].fd < 0)
+						continue;
+					if (st[i].file) {
+						pump_file(&st[i], &w, buf);
+						close_stream(&st[i], &w);
+						continue;
+					}
+					fcntl(st[i].fd, F_SETFL, fcntl(st[i].fd, F_GETFL) | O_NONBLOCK);
+					for (;;) {
+						ssize_t n = read(st[i].fd, buf, CHUNK);
+						if (n > 0) {
+							feed(&st[i], &w, buf, (size_t)n);
+							if (st[i].fd < 0)
+								break;
+							continue;
+						}
+						if (n < 0 && errno == EINTR)
+							continue;
+						break;
+					}
+					close_stream(&st[i], &w);
+				}
+			}
+		}
+	}
+	free(buf);
+	for (int i = 0; i < 2; i++) {
+		close_stream(&st[i], &w);
+		kg_buf_free(&st[i].pend);
+	}
+	if (!reaped)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+	child_pgid = 0;
+	if (fg)
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+	for (size_t i = 0; i < NSIG_RUN; i++)
+		if (run_signals[i].sig != SIGPIPE) /* the report may still meet a closed pipe */
+			sigaction(run_signals[i].sig, &sa_old[i], NULL);
+	close(wake_pipe[0]);
+	close(wake_pipe[1]);
+	bool cap_bad = w.cap_failed | (fflush(cap) != 0);
+	fclose(cap);
+	cap = NULL;
+
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	rc = sig ? 128 + sig : code;
+	if (exec_errno) {
+		fprintf(stderr, "%s: %s: %s\n", progname, cmd[0], strerror(exec_errno));
+		rc = exec_errno == ENOENT ? 127 : 126;
+		goto out_ev;
+	}
+
+	kg_run_info ri = {.argv = cmd, .argc = ncmd, .pid = pid, .duration_s = mono() - t0,
+			  .exit_code = code, .signal = sig, .labels = labels, .nlabels = nlabels,
+			  .log = (char *)logpath, .snapshot_dir = (char *)snapdir, .readings = w.ev, .nreadings = w.nev,
+			  .oom_kill_before = cg0.found ? cg0.oom_kill : -1, .oom_kill_after = -1};
+	snprintf(ri.started, sizeof ri.started, "%s", started);
+	kg_time_iso(ri.ended, sizeof ri.ended);
+	kg_cgroup_mem cg1;
+	kg_cgroup_read(&cg1, 0, NULL, NULL);
+	if (cg1.found)
+		ri.oom_kill_after = cg1.oom_kill;
+	bool host_oom = ri.oom_kill_before >= 0 && ri.oom_kill_after > ri.oom_kill_before;
+	if (host_oom && w.nev < MAX_READINGS) {
+		/* no message marks a host OOM kill: read the state at exit */
+		kg_reading_take(&w.ev[w.nev++], "exit", 0, 0, NULL);
+		ri.nreadings = w.nev;
+	}
+
+	const char **snaps = NULL;
+	size_t nsnaps = 0;
+	if (snapdir)
+		find_snapshots(snapdir, tag, wall0, &snaps, &nsnaps);
+	bool oom = w.ooms > 0 || host_oom || nsnaps > 0;
+	if (!oom && !report)
+		goto out_ev;
+
+	/* the diagnosis: the captured output (unless CMD printed nothing, as
+	 * after a host OOM kill), then any snapshot */
+	const char **paths = kg_malloc((1 + nsnaps) * sizeof *paths);
+	size_t npaths = 0;
+	struct stat cst;
+	if (stat(cap_path, &cst) == 0 && cst.st_size > 0)
+		paths[npaths++] = cap_path;
+	for (size_t i = 0; i < nsnaps; i++)
+		paths[npaths++] = snaps[i];
+	kg_options opt = {.format = format, .fail_on = fail_on, .configs = configs,
+			  .nconfigs = nconfigs, .color = 0, .progress = 0};
+	kg_report rep;
+	kg_report_init(&rep);
+	kg_error err = {0};
+	enum kg_status ds = npaths ? kg_diagnose(paths, npaths, &opt, &rep, &err) : KG_STATUS_OK;
+	if (!logpath)
+		rename_input(&rep, cap_path, "<output>");
+	if (cap_bad)
+		kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
+			       "the diagnosis saw only part of the output", cap_path);
+	kg_run_attach(&rep, &ri);
+	if (ds != KG_STATUS_OK)
+		fprintf(stderr, "%s: diagnosis: %s: %s\n", progname, err.path[0] ? err.path : "?", err.msg);
+	if (oom) {
+		fflush(stdout);
+		if (!strcmp(format, "json")) {
+			kg_report_json(&rep, stderr);
+		} else if (!strcmp(format, "github")) {
+			kg_report_github(&rep, stderr);
+		} else if (!strcmp(format, "sarif")) {
+			kg_report_sarif(&rep, NULL, 0, stderr);
+		} else if (!strcmp(format, "markdown")) {
+			kg_report_markdown(&rep, stderr);
+		} else {
+			kg_text_style ts = {.color = false};
+			fprintf(stderr, "\n== kgmem-diagnose: %s ==\n",
+				host_oom && !w.ooms ? "host out of memory" : "out of memory");
+			kg_report_text(&rep, stderr, &ts);
+		}
+		fflush(stderr);
+	}
+	if (report && write_report(report, &rep, nlabels > 0) < 0) {
+		fprintf(stderr, "%s: --report %s: %s\n", progname, report, strerror(errno));
+		if (rc == 0)
+			rc = KG_EXIT_INPUT;
+	}
+	if (rc == 0 && fail_on != KG_SEV_NONE)
+		for (size_t i = 0; i < rep.nincidents; i++)
+			if (kg_incident_severity(&rep.incidents[i]) >= fail_on)
+				rc = KG_EXIT_FINDINGS;
+	kg_report_free(&rep);
+	free(paths);
+	for (size_t i = 0; i < nsnaps; i++)
+		free((char *)snaps[i]);
+	free(snaps);
+out_ev:
+	for (size_t i = 0; i < w.nev; i++)
+		kg_reading_free(&w.ev[i]);
+out_cap:
+	if (cap)
+		fclose(cap);
+	if (tmpl[0])
+		unlink(tmpl);
+out:
+	free(configs);
+	free(labels);
+	return rc;
+}

@@ -1,0 +1,1 @@
+void f(void) { cJSON_Parse("{}"); }

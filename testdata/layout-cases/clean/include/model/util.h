@@ -1,0 +1,1 @@
+/* util.h: exit( in a comment does not count */

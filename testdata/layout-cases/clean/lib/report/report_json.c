@@ -1,0 +1,2 @@
+#include "read/source.h"
+void f(void) { cJSON_Parse("{}"); }

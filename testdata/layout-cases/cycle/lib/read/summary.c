@@ -1,0 +1,2 @@
+#include "read/summary.h"
+#include "read/snapshot.h"

@@ -1,0 +1,1 @@
+int f(void) { return getenv ("CI") != 0; }

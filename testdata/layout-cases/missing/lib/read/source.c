@@ -1,0 +1,1 @@
+#include "read/nosuch.h"
