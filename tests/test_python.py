@@ -232,6 +232,24 @@ except torch.cuda.OutOfMemoryError as e:
           and "Traceback (most recent call last)" in evtext and os.path.join(wd, ev[0]) in err,
           "catch(): the evidence file (message, traceback, step) is written and named", (ev, err))
 
+    if not installed:  # without a binary the evidence is still written and named
+        wd = tempfile.mkdtemp(dir=TMP)
+        e = dict(ENV, KGMEM_DIAGNOSE_BIN=os.path.join(TMP, "none"))
+        p = os.path.join(wd, "prog.py")
+        open(p, "w").write(head + r'''
+try:
+    with kgt.catch():
+        raise torch.cuda.OutOfMemoryError(MSG)
+except torch.cuda.OutOfMemoryError:
+    print("re-raised")
+''')
+        r = subprocess.run([TPY, p], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=wd, env=e)
+        err = r.stderr.decode()
+        ev = [f for f in os.listdir(wd) if f.startswith("kgmem-oom-")]
+        check(r.stdout == b"re-raised\n" and "no verdict" in err and len(ev) == 1 and ev[0] in err,
+              "catch() without a binary: no verdict, but the evidence file is written and named; "
+              "re-raised", (r.stdout, err))
+
     wd = tempfile.mkdtemp(dir=TMP)
     r = pyrun(TPY, head + r'''
 kgt.install(directory=sys.argv[0] + ".d")

@@ -82,7 +82,7 @@ def capture(exc: BaseException, *, step: Step = None,
     os.makedirs(directory, exist_ok=True)
     base = os.path.join(directory, "kgmem-oom-%d-%d" % (os.getpid(), next(_counter)))
     parts = ["kgmem_diagnose.torch evidence: pid %d, %s UTC, torch %s\n"
-             % (os.getpid(), datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S"),
+             % (os.getpid(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
                 getattr(torch, "__version__", "not imported"))]
     s = _step_value(step)
     if s is not None:
@@ -135,7 +135,10 @@ def report(exc: BaseException, *, step: Step = None, directory: Optional[str] = 
         pass
     try:
         ev = capture(exc, step=step, directory=directory)
-        text = verdict(ev)
+        try:
+            text = verdict(ev)
+        except Exception as e:  # no binary: the evidence is still named
+            text = "kgmem-diagnose: no verdict: %s" % e
         files = ev.log + (" " + ev.snapshot if ev.snapshot else "")
         file.write("%s\nkgmem-diagnose: evidence in %s (kgmem-diagnose %s: the full report)\n"
                    % (text, files, files))
