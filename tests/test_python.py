@@ -175,6 +175,41 @@ if not installed:
           "python -m kgmem_diagnose without a binary: exit 127, says which", r.stderr)
 
 
+# --- which exceptions the hooks treat as an OOM: exactly those the binary
+# reads as an OOM incident, on every exception line of tests/oom/*.test
+from kgmem_diagnose import _oomhook  # noqa: E402
+
+
+class _TorchOOM(RuntimeError):
+    pass
+
+
+_fake_torch = type("torch", (), {"OutOfMemoryError": _TorchOOM, "cuda": None})
+disagree, nlines = [], 0
+for case in sorted(os.listdir(os.path.join(ROOT, "tests", "oom"))):
+    if not case.endswith(".test"):
+        continue
+    for ln in open(os.path.join(ROOT, "tests", "oom", case), encoding="utf-8"):
+        m = re.match(r"^(?:\[rank\d+\]: )?(RuntimeError|torch\.(?:cuda\.)?OutOfMemoryError): (.*)", ln.rstrip("\n"))
+        if not m:
+            continue
+        nlines += 1
+        exc = (RuntimeError if m.group(1) == "RuntimeError" else _TorchOOM)(m.group(2))
+        r = cli(["--format", "jsonl", "-"], input=(m.group(0) + "\n").encode())
+        kinds = {json.loads(x)["kind"] for x in r.stdout.decode().splitlines() if x.strip()}
+        want = bool(kinds & {"oom", "oom-suspected"})
+        if _oomhook.is_oom(exc, _fake_torch) != want:
+            disagree.append((case, want, m.group(0)[:100]))
+for msg in ("CUDA error: device-side assert triggered", "CUDA error: an illegal memory access was encountered",
+            "Expected all tensors to be on the same device"):
+    nlines += 1
+    if _oomhook.is_oom(RuntimeError(msg), _fake_torch):
+        disagree.append(("not an OOM", False, msg))
+check(not disagree and nlines > 30,
+      "is_oom() agrees with the binary on all %d exception lines of tests/oom/*.test "
+      "and three non-OOM errors" % nlines, "\n".join(map(repr, disagree)))
+
+
 # --- the torch hook, with real torch
 def interpreter(module):
     for py in (os.environ.get("KGMEM_TEST_PYTHON"), sys.executable, "/usr/bin/python3"):

@@ -22,22 +22,38 @@ torch._C._cuda_attach_out_of_memory_observer (PyTorch 2.0+).
 import os
 import sys
 
-# RuntimeError messages that are an allocator's out-of-memory error (older
-# PyTorch, and the MPS and XPU backends before torch.OutOfMemoryError).
+# RuntimeError messages of an out-of-memory failure, for errors that are
+# not (or, in older PyTorch, were not yet) torch.OutOfMemoryError: the
+# allocators named above, NPU (torch_npu), THC's CUDA and cuBLAS errors
+# (PyTorch 0.x), cuBLAS/cuDNN allocation and status errors, the host
+# allocator (DefaultCPUAllocator), cuDNN's "no valid algorithm" (every
+# algorithm's workspace failed to allocate) and accelerate's
+# find_executable_batch_size giving up. The list is the set of PyTorch
+# exception messages the kgmem-diagnose binary reads as an OOM incident:
+# tests/test_python.py checks it against the binary on every exception line
+# of tests/oom/*.test, so the two cannot drift apart.
 OOM_MESSAGES = (
     "CUDA out of memory",
     "HIP out of memory",
     "MPS backend out of memory",
     "XPU out of memory",
+    "NPU out of memory",
     "CUDA error: out of memory",
+    "cuda runtime error (2) : out of memory",
+    "resource allocation failed",
+    "CUBLAS_STATUS_ALLOC_FAILED",
+    "cuDNN error: ",
+    "Unable to find a valid cuDNN algorithm",
+    "DefaultCPUAllocator: ",
+    "No executable batch size found",
 )
 
 
 def is_oom(exc, torch=None):
-    """True when `exc` (an exception instance) is a device allocator's
-    out-of-memory error: torch.OutOfMemoryError or torch.cuda.OutOfMemoryError
-    (when `torch`, or the torch the program imported, has them), or a
-    RuntimeError carrying one of OOM_MESSAGES."""
+    """True when `exc` (an exception instance) is an out-of-memory error:
+    torch.OutOfMemoryError or torch.cuda.OutOfMemoryError (when `torch`, or
+    the torch the program imported, has them), or a RuntimeError carrying
+    one of OOM_MESSAGES."""
     if torch is None:
         torch = sys.modules.get("torch")
     types = []

@@ -3,8 +3,8 @@ notebook or IPython cell.
 
 It registers an IPython custom exception handler
 (InteractiveShell.set_custom_exc) for RuntimeError, which
-torch.OutOfMemoryError, torch.cuda.OutOfMemoryError and the MPS/XPU
-out-of-memory errors are: the traceback prints as usual, then, for an OOM,
+torch.OutOfMemoryError, torch.cuda.OutOfMemoryError and the other
+out-of-memory errors (kgmem_diagnose._oomhook.is_oom) are: the traceback prints as usual, then, for an OOM,
 the diagnosis (kgmem_diagnose.torch.report: verdict, action, evidence file)
 and what keeps the failed cell's memory on the device. Other errors print
 as without it. `%unload_ext kgmem_diagnose` restores the previous handler.

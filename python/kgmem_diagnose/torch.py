@@ -8,8 +8,9 @@ happens.
     @kgt.catch()                      # or one function
     def evaluate(): ...
 
-On torch.OutOfMemoryError / torch.cuda.OutOfMemoryError (and the MPS and
-XPU backends' out-of-memory RuntimeErrors; kgmem_diagnose._oomhook.is_oom)
+On torch.OutOfMemoryError / torch.cuda.OutOfMemoryError (and the MPS, XPU,
+cuBLAS/cuDNN allocation and host-allocator RuntimeErrors the binary reads
+as an OOM; kgmem_diagnose._oomhook.is_oom)
 it records what the process knows at that moment: the message and
 traceback, the step when known, torch.cuda.memory_summary() when CUDA is
 initialised, and the allocator snapshot when history recording is on
