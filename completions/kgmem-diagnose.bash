@@ -131,12 +131,12 @@ _kgmem_diagnose()
 		[[ $sub == calc || $sub == explain ]] &&
 			COMPREPLY=($(compgen -W "float32 float16 bfloat16 float64 int64 int32 int8 uint8 bool" -- "$cur"))
 		return ;;
-	--budget | --solve | --label | --params | --batch | --dim | --seq | --vocab)
+	--budget | --solve | --label | --params | --batch | --dim | --seq | --vocab | --width)
 		return ;;
 	esac
 
 	local opts="--config --format --fail-on --diff --apply --rules --set --color
-		--progress --no-progress --svg --quiet --verbose --output --stdin-filename --label
+		--progress --no-progress --svg --width --quiet --verbose --output --stdin-filename --label
 		--version --help"
 	case $sub in
 	rules)

@@ -63,6 +63,8 @@ static void usage(FILE *out)
 "      --progress         show a progress line on stderr even when not a TTY\n"
 "      --no-progress      never show a progress line\n"
 "      --svg FILE         write a picture of memory over time (SVG)\n"
+"      --width N          wrap the text report at N columns (0: never; default:\n"
+"                         the terminal's width on a terminal, else never)\n"
 "  -q, --quiet            print only the verdict line of each incident\n"
 "  -v, --verbose          print every finding, frame and remedy\n"
 "  -V, --version          print version information and exit\n"
@@ -370,9 +372,10 @@ int main(int argc, char **argv)
 	opt.format = "text";
 	opt.color = -1;
 	opt.progress = -1;
+	int width = -1;   /* --width; -1: the terminal's */
 
 	enum { OPT_FAIL_ON = 256, OPT_DIFF, OPT_APPLY, OPT_COLOR, OPT_PROGRESS,
-	       OPT_NO_PROGRESS, OPT_SVG, OPT_STDIN_FILENAME, OPT_LABEL };
+	       OPT_NO_PROGRESS, OPT_SVG, OPT_STDIN_FILENAME, OPT_LABEL, OPT_WIDTH };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"format", required_argument, NULL, 'f'},
@@ -386,6 +389,7 @@ int main(int argc, char **argv)
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"svg", required_argument, NULL, OPT_SVG},
+		{"width", required_argument, NULL, OPT_WIDTH},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"output", required_argument, NULL, 'o'},
@@ -428,6 +432,14 @@ int main(int argc, char **argv)
 		case OPT_PROGRESS: opt.progress = 1; break;
 		case OPT_NO_PROGRESS: opt.progress = 0; break;
 		case OPT_SVG: opt.svg = optarg; break;
+		case OPT_WIDTH: {
+			char *end = NULL;
+			long w = strtol(optarg, &end, 10);
+			if (!*optarg || *end || w < 0 || w > 10000 || (w > 0 && w < 20))
+				return bad_usage("--width needs 0 (never wrap) or a number of columns from 20 to 10000, got '%s'", optarg);
+			width = (int)w;
+			break;
+		}
 		case 'q': opt.quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'o': output = optarg; break;
@@ -538,7 +550,7 @@ int main(int argc, char **argv)
 		kg_report_markdown(&rep, mem);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
-				    .diff = opt.diff || opt.apply, .width = output ? 0 : terminal_width()};
+				    .diff = opt.diff || opt.apply, .width = width >= 0 ? width : output ? 0 : terminal_width()};
 		kg_report_text(&rep, mem, &st);
 	}
 	if (fclose(mem) != 0) {

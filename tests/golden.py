@@ -266,8 +266,8 @@ def verdict_first(exe, name, rel, extra, doc):
     rc, out, err = run(exe, ["--color", "never"] + plain + [rel])
     incs = doc.get("incidents", [])
     lines = out.splitlines()
-    heads = [i for i, l in enumerate(lines) if l.startswith(rel + ":") and (": error: " in l
-             or ": warning: " in l)]
+    heads = [i for i, l in enumerate(lines) if l.startswith(rel + ":") and (": error[" in l
+             or ": warning[" in l)]
     # as printed on a terminal 100 columns wide (the report wraps itself,
     # continuing under the line's indent plus 4); the incidents and the
     # summary count, the notes about the input (after the incidents, the
@@ -283,31 +283,34 @@ def verdict_first(exe, name, rel, extra, doc):
         if not in_note:
             body.append(l)
     limit = 15 * max(1, len(incs))
-    # a wider line is one word the terminal breaks (no line left unwrapped)
-    wide = [l for l in tty if len(l) > 100 and " " in l.strip()]
+    # no line wider than the terminal: a word wider than a line (a long
+    # path) is broken by characters (the report's glyphs are one column)
+    wide = [l for l in tty if len(l) > 100]
     tap(visual_lines("\n".join(body)) <= limit and len(tty) >= len(lines) and not wide,
         f"{name}: the text report fits in 15 lines on a 100-column terminal per incident ({limit})",
         f"{visual_lines(chr(10).join(body))} lines:\n" + "\n".join(tty))
     ok = len(heads) == len(incs) and (not heads or heads[0] == 0)
     for k, inc in zip(heads, incs):
-        want = f"[{inc['cause']}, {inc['confidence']} confidence]" if inc.get("cause") \
-            else "[cause undetermined]"
-        ok = ok and lines[k].endswith(want)
+        want = f"{inc['cause']}, {inc['confidence']}" if inc.get("cause") else "undetermined"
+        ok = ok and f": {inc['severity']}[{want}]: " in lines[k]
         # the time stamp of the OOM line, as in JSON
         if inc.get("time"):
-            ok = ok and f"at {inc['time']}) [" in lines[k]
+            ok = ok and lines[k].endswith(f"at {inc['time']})")
         # the action: the cause's first remedy; for an undetermined cause,
         # that of the finding saying what evidence is missing (category none)
         if inc.get("cause"):
+            # the strongest finding for the cause, the first on ties
+            rank = {"weak": 1, "strong": 2, "decisive": 3}
             acting = [f for f in inc.get("findings", [])
                       if f.get("supports") == inc["cause"] and not f.get("refutes")]
+            acting.sort(key=lambda f: -rank.get(f.get("strength"), 0))
         else:
             acting = [f for f in inc.get("findings", [])
                       if f.get("category") == "none" and f.get("remedies")]
         remedies = [r for f in acting[:1] for r in f.get("remedies", [])]
         if remedies:
             ok = ok and k + 1 < len(lines) and \
-                lines[k + 1].startswith("  help: " + remedies[0]["title"])
+                lines[k + 1] == "  help: " + remedies[0]["instruction"]
     tap(ok, f"{name}: line 1 is the verdict (with the time stamp), line 2 the action", out)
     once = True
     for b, start in enumerate(heads):
@@ -319,7 +322,7 @@ def verdict_first(exe, name, rel, extra, doc):
     rc, out, err = run(exe, ["--color", "never", "-q"] + plain + [rel])
     qlines = out.splitlines()
     tap(len(qlines) == len(incs) and
-        all(l.startswith(rel + ":") and (": error: " in l or ": warning: " in l) for l in qlines),
+        all(l.startswith(rel + ":") and (": error[" in l or ": warning[" in l) for l in qlines),
         f"{name}: -q prints one line per incident and nothing else", out)
     rc, out, err = run(exe, ["--color", "never", "--verbose"] + plain + [rel])
     rules = [f["rule"] for inc in incs for f in inc.get("findings", [])]

@@ -121,7 +121,7 @@ static void test_github(const kg_report *r)
 	TAP_EQ_STR(title, "Parallel trials share one device [parallelism.parallel-trials]",
 		   "github: title property decodes");
 	TAP_EQ_STR(data, "4 parallel trials share one 23.56 GiB GPU: 97% in use.\r\nEach trial needs ~6 GiB."
-		   "\nhelp: Run as many trials as fit: set parallel_jobs = 3",
+		   "\nhelp: Run as many trials as fit: set n_jobs = 3",
 		   "github: message with %%, CR, LF decodes exactly");
 	free(file);
 	free(line);
@@ -258,7 +258,7 @@ static void test_markdown(const kg_report *r)
 	       "markdown: OOM text in a fence longer than its backtick runs");
 	TAP_OK(strstr(out, "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`") != NULL,
 	       "markdown: env remedy as code");
-	TAP_OK(strstr(out, "set `parallel_jobs` = `3`") != NULL, "markdown: set remedy");
+	TAP_OK(strstr(out, "set `n_jobs` = `3`") != NULL, "markdown: set remedy, by the config's key");
 	TAP_OK(strstr(out, "97% in use.  \nEach trial") != NULL, "markdown: CRLF -> one hard break");
 	TAP_OK(strstr(out, "followed by device-side-assert at line 4250") != NULL, "markdown: follow-up as consequence");
 	TAP_OK(strstr(out, "`configs/tune.yaml`:\n\n```diff\n--- a/configs/tune.yaml\n+++ b/configs/tune.yaml\n"

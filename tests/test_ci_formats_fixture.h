@@ -104,6 +104,8 @@ static void fixture_report(kg_report *r)
 	f->remedies[0].nset = 1;
 	f->remedies[0].set_roles = fixture_strv(1, (const char *const[]){"parallel_jobs"});
 	f->remedies[0].set_values = fixture_strv(1, (const char *const[]){"3"});
+	/* the loaded config's own key for the role (configs/tune.yaml) */
+	f->remedies[0].set_keys = fixture_strv(1, (const char *const[]){"n_jobs"});
 
 	kg_incident *b = &r->incidents[1];
 	kg_incident_init(b);

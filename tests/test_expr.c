@@ -116,6 +116,15 @@ int main(void)
 	TAP_EQ_I64(truth("matches(alloc_conf, \"x\")"), -1, "matches on a missing fact");
 	TAP_EQ_I64(truth("oom.requested"), -1, "a number is not a truth value");
 
+	/* relation(): the sign true of the numbers as printed */
+	TAP_EQ_STR(fmt("relation(oom.requested, oom.free)"), "<", "16.00 MiB < 33.56 MiB (never '>')");
+	TAP_EQ_STR(fmt("relation(oom.free, oom.requested)"), ">", "33.56 MiB > 16.00 MiB");
+	TAP_EQ_STR(fmt("relation(oom.requested, 16 MiB)"), "=", "equal numbers");
+	TAP_EQ_STR(fmt("relation(oom.requested, 16.001 MiB)"), "≤", "smaller, but prints the same: ≤");
+	TAP_EQ_STR(fmt("relation(16.001 MiB, oom.requested)"), "≥", "larger, but prints the same: ≥");
+	TAP_EQ_STR(fmt("relation(oom.requested, 2)"), "?", "bytes against a count: unknown");
+	TAP_EQ_STR(fmt("relation(oom.process_in_use, oom.free)"), "?", "a missing fact: unknown");
+
 	/* near(): printed-size intervals */
 	TAP_EQ_I64(truth("near(oom.requested, 16777216)"), 1, "16.00 MiB is near 16777216 bytes");
 	TAP_EQ_I64(truth("near(oom.requested, 16.004 MiB)"), 1, "within half a last digit");

@@ -53,7 +53,7 @@ check "... and a notification says how to name it" "grep -q 'stdin-filename' $tm
 
 # --- the name everywhere else
 "$exe" -q --stdin-filename x.log <"$log" >"$tmp/o"
-check "--stdin-filename names the text headline" "grep -q '^x.log:6: error: ' $tmp/o" "$(cat $tmp/o)"
+check "--stdin-filename names the text headline" "grep -q '^x.log:6: error\[' $tmp/o" "$(cat $tmp/o)"
 "$exe" -f github --stdin-filename x.log <"$log" >"$tmp/o"
 check "--stdin-filename names GitHub annotations" "[ \"\$(grep -c '^::error file=x.log,line=6,' $tmp/o)\" = \"\$(grep -c '^::error' $tmp/o)\" ] && grep -q '^::error' $tmp/o"
 "$exe" -f json --stdin-filename x.log <"$log" >"$tmp/o"

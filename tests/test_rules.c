@@ -42,6 +42,7 @@ static void bad_rules(void)
 		{"unreachable-remedy.yaml", "rules-bad/unreachable-remedy.yaml:8:7: unreachable remedy: it has none of env, set or code, so it can never tell the user what to do\n"},
 		{"never-fires.yaml", "rules-bad/never-fires.yaml:5:9: when: condition reads no fact and is never true: the rule can never fire\n"},
 		{"template-fact.yaml", "rules-bad/template-fact.yaml:6:40: message: unknown fact 'oom.frees' (see 'kgmem-diagnose rules facts')\n"},
+		{"remedy-when.yaml", "rules-bad/remedy-when.yaml:9:50: when: unknown fact 'oom.frees' (see 'kgmem-diagnose rules facts')\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char *got = check_output(cases[i].file);

@@ -92,7 +92,11 @@ static bool finding_field(const kg_finding *f, const char *field, kg_buf *b)
 			kg_buf_puts(b, r->caveat ? r->caveat : "null");
 		else if (!strcmp(rest, "title"))
 			kg_buf_puts(b, r->title ? r->title : "null");
-		else
+		else if (!strcmp(rest, "instruction")) { /* the text report's help: line */
+			char *act = kg_remedy_instruction(r);
+			kg_buf_puts(b, act);
+			free(act);
+		} else
 			return false;
 	} else if (!strncmp(field, "set.", 4)) {
 		const char *v = NULL;

@@ -7,6 +7,7 @@ torch that dumps a snapshot). Prints TAP.
 usage: test_run.py EXE FAKE_NVML_DIR SOURCE_ROOT
 """
 import json
+import re
 import os
 import pty
 import signal
@@ -273,7 +274,7 @@ rep = os.path.join(TMP, "r.json")
 r = run(["--report", rep, "--", "sh", oomprog])
 check(r.returncode == 1, "OOM child's status 1 passed on", r.returncode)
 check(r.stderr.startswith(open(OOM_LOG, "rb").read()), "the child's stderr comes first, unchanged")
-check(b"== kgmem-diagnose: out of memory ==" in r.stderr and b"<output>:4: error: CUDA out of memory" in r.stderr,
+check(b"== kgmem-diagnose: out of memory ==" in r.stderr and re.search(rb"<output>:4: error\[[a-z-]+, [a-z]+\]: CUDA out of memory", r.stderr),
       "the diagnosis follows on stderr", r.stderr[-1500:])
 check(b"NVML not available" in r.stderr, "without NVML the text report says so")
 try:

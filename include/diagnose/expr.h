@@ -17,7 +17,11 @@
  * "double-quoted" with \" and \\ escapes. FACT is a dotted lower-case name
  * that the fact registry (facts.h) knows; an unknown name is a compile
  * error. FUNC: defined(x), near(a, b), matches(x, "pcre2 regex"),
- * min(a, …), max(a, …), floor(x), ceil(x), default(x, fallback).
+ * min(a, …), max(a, …), floor(x), ceil(x), default(x, fallback),
+ * relation(a, b): the sign that is true of two numbers of one unit as they
+ * print, ">" "<" "=", or "≥" "≤" when they differ but print the same
+ * (for rule text: "{oom.requested} requested {relation(oom.requested,
+ * oom.free)} {oom.free} free").
  *
  * Values are three-valued: a missing fact is *unknown*, and unknown
  * propagates through arithmetic, comparisons and functions, except that

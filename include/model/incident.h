@@ -197,9 +197,19 @@ void kg_differential_free(kg_incident *inc);
  * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
 enum kg_severity kg_incident_severity(const kg_incident *inc);
 void kg_remedy_free(kg_remedy *r);
-/* The name to print for the remedy's i-th setting (i < nset): the loaded
- * config's own key ("data.test_bs") when one names the role, else the role
- * ("eval_batch_size"). Static to the remedy; never NULL. */
-const char *kg_remedy_key(const kg_remedy *r, size_t i);
+/* The remedy as one instruction a user can act on, the text report's
+ * help: line (malloc'd, never NULL): the first sentence of its code (the
+ * rules write it as an imperative with the incident's numbers: "Lower the
+ * evaluation batch size to 64, the largest that fits"), else its title;
+ * then, after ": ", each environment setting "NAME=VALUE" and each setting
+ * a loaded config names, "set data.test_bs: 64", that the sentence does not
+ * already contain, separated by "; ". A role no config names is not
+ * printed (it is the tool's word, not the user's; the sentence says it in
+ * words). The sentence ends at the first ". " outside backticks that is
+ * followed by a capital letter or a backtick, or at the end. */
+char *kg_remedy_instruction(const kg_remedy *r);
+/* What follows the first sentence of a remedy's code (the instruction):
+ * the explanation, or "" (points into code). */
+const char *kg_remedy_code_rest(const char *code);
 
 #endif

@@ -68,9 +68,18 @@ size_t kg_parse_readings(const char *line, size_t n, kg_log_reading *out, size_t
  * or returns 0. "-n auto" is not a count and returns 0. */
 int kg_parse_parallel_hint(const char *line, size_t n, int64_t *jobs, const char **kind);
 
+/* A batch setting the log printed (the batch that ran). */
+typedef struct kg_batch_hint {
+	const char *role;          /* static: train_batch_size, eval_batch_size or grad_accum_steps */
+	int64_t value;
+	long line;                 /* filled by kg_log_facts_add_batch */
+} kg_batch_hint;
+
 typedef struct kg_log_facts {
 	kg_log_reading *readings;
 	size_t nreadings, cap;
+	kg_batch_hint *batch;      /* in line order */
+	size_t nbatch, batch_cap;
 	int64_t parallel_jobs;     /* largest hint, KG_NONE when none */
 	const char *parallel_kind;
 	long parallel_line;
@@ -87,6 +96,23 @@ void kg_log_facts_add_reading(kg_log_facts *lf, const kg_log_reading *r, int64_t
 			      int64_t epoch, long line);
 /* Records a parallelism hint (the largest one is kept). */
 void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind, long line);
+
+/* Parses the batch settings one log line prints (at most max, one per
+ * role): key=value or key: value with the key names of rules/keys.yaml's
+ * train_batch_size, eval_batch_size and grad_accum_steps roles
+ * (per_device_train_batch_size, batch_size, train_bs, test_bs,
+ * gradient_accumulation_steps, accumulate_grad_batches, …), and HF
+ * Trainer's banner ("Instantaneous batch size per device = 16",
+ * "Gradient Accumulation steps = 2"). Returns how many it wrote. */
+int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max);
+/* Records one (at most 4,096 are kept). */
+void kg_log_facts_add_batch(kg_log_facts *lf, const kg_batch_hint *h, long line);
+/* Sets config.train_batch_size, config.eval_batch_size and
+ * config.grad_accum_steps to the last value of each the log printed
+ * before line `before` (0: the whole log), provenance "PATH:LINE". The
+ * caller sets them after a config file's: the log's batch is the one that
+ * ran (a config patched since must not be patched again). */
+void kg_facts_batch_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f);
 
 /* Sets the log.* facts from what was seen before line `before` (0: the
  * whole log), provenance "PATH:LINE", then re-derives. The first call

@@ -32,11 +32,14 @@ enum {
  * CI formats' incident summary (MEMORY) are this line. */
 char *kg_incident_headline(const kg_incident *inc, unsigned flags);
 
-/* The incident's verdict as the text report prints it in brackets: "CAUSE,
- * CONFIDENCE confidence" (a cause without a confidence reads "low
- * confidence"), or "cause undetermined". Writes at most n bytes
- * (NUL-terminated) into buf and returns it. */
+/* The incident's verdict in words (the SVG caption): "CAUSE, CONFIDENCE
+ * confidence" (a cause without a confidence reads "low confidence"), or
+ * "cause undetermined". Writes at most n bytes (NUL-terminated) into buf
+ * and returns it. */
 char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n);
+/* The same, brief, as the text headline prints it after the severity,
+ * "error[CAUSE, CONFIDENCE]:": "eval-blowup, high", or "undetermined". */
+char *kg_incident_verdict_brief(const kg_incident *inc, char *buf, size_t n);
 
 typedef struct kg_text_style {
 	bool color;        /* ANSI colours (decided by --color / NO_COLOR / TTY) */

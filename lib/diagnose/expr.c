@@ -21,7 +21,7 @@ enum op {
 	N_NEG, N_NOT, N_AND, N_OR,
 	N_ADD, N_SUB, N_MUL, N_DIV,
 	N_LT, N_LE, N_GT, N_GE, N_EQ, N_NE,
-	N_DEFINED, N_NEAR, N_MATCHES, N_MIN, N_MAX, N_FLOOR, N_CEIL, N_DEFAULT,
+	N_DEFINED, N_NEAR, N_MATCHES, N_MIN, N_MAX, N_FLOOR, N_CEIL, N_DEFAULT, N_RELATION,
 };
 
 typedef struct node {
@@ -240,6 +240,7 @@ static const struct { const char *name; enum op op; int min, max; } funcs[] = {
 	{"defined", N_DEFINED, 1, 1}, {"near", N_NEAR, 2, 2},
 	{"matches", N_MATCHES, 2, 2}, {"min", N_MIN, 1, 16}, {"max", N_MAX, 1, 16},
 	{"floor", N_FLOOR, 1, 1}, {"ceil", N_CEIL, 1, 1}, {"default", N_DEFAULT, 2, 2},
+	{"relation", N_RELATION, 2, 2},
 };
 
 static node *compile_regex(parser *p, node *x, size_t at)
@@ -722,6 +723,17 @@ static kg_value eval(const kg_expr *e, const node *x, const kg_facts *f)
 	case N_DEFAULT: {
 		kg_value a = eval(e, x->kids[0], f);
 		return a.kind != KG_VAL_UNKNOWN ? a : eval(e, x->kids[1], f);
+	}
+	case N_RELATION: {
+		/* the sign that is true of the two numbers as printed */
+		kg_value a = eval(e, x->kids[0], f), b = eval(e, x->kids[1], f);
+		if (a.kind != KG_VAL_NUM || b.kind != KG_VAL_NUM || a.unit != b.unit)
+			return UNKNOWN;
+		char pa[64], pb[64];
+		bool same = !strcmp(kg_value_format(a, pa, sizeof pa), kg_value_format(b, pb, sizeof pb));
+		kg_value r = {.kind = KG_VAL_STR};
+		r.str = a.num > b.num ? (same ? "≥" : ">") : a.num < b.num ? (same ? "≤" : "<") : "=";
+		return r;
 	}
 	case N_NEAR: {
 		kg_value a = eval(e, x->kids[0], f), b = eval(e, x->kids[1], f);

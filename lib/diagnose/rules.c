@@ -34,6 +34,8 @@ typedef struct tpl {
 
 typedef struct remedy {
 	tpl title, code, caveat;
+	char *when_src;          /* optional: the remedy is offered only when true */
+	kg_expr *when;
 	char **env_names;
 	tpl *env_values;
 	size_t nenv;
@@ -86,6 +88,8 @@ static void remedy_free(remedy *r)
 	tpl_free(&r->title);
 	tpl_free(&r->code);
 	tpl_free(&r->caveat);
+	free(r->when_src);
+	kg_expr_free(r->when);
 	for (size_t i = 0; i < r->nenv; i++) {
 		free(r->env_names[i]);
 		tpl_free(&r->env_values[i]);
@@ -384,10 +388,27 @@ static bool name_ok(const char *s, bool upper)
 	return true;
 }
 
+/* Compiles the `when` expression of a rule or a remedy (scalar v) into
+ * *e, keeping its text in *src. Returns 0, or -1 with the error located
+ * at its line:col. */
+static int when_compile(loader *L, yaml_node_t *v, kg_expr **e, char **src)
+{
+	const char *val = scalar(v);
+	*src = kg_strdup(val);
+	kg_error err = {0};
+	size_t off = 0;
+	*e = kg_expr_compile(val, &err, &off);
+	if (!*e) {
+		scalar_err(L, v, off, "when", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 {
 	if (n->type != YAML_MAPPING_NODE) {
-		NODE_ERR(L, n, "a remedy must be a mapping (title, env, set, code, caveat)");
+		NODE_ERR(L, n, "a remedy must be a mapping (title, when, env, set, code, caveat)");
 		return -1;
 	}
 	int bad = 0;
@@ -407,6 +428,13 @@ static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 			bad |= tpl_compile(L, v, "remedy code", &r->code);
 		} else if (!strcmp(key, "caveat")) {
 			bad |= tpl_compile(L, v, "remedy caveat", &r->caveat);
+		} else if (!strcmp(key, "when")) {
+			if (!scalar(v)) {
+				NODE_ERR(L, v, "a remedy's when must be an expression string");
+				bad = -1;
+				continue;
+			}
+			bad |= when_compile(L, v, &r->when, &r->when_src);
 		} else if (!strcmp(key, "env") || !strcmp(key, "set")) {
 			bool env = key[0] == 'e';
 			if (v->type != YAML_MAPPING_NODE) {
@@ -443,7 +471,7 @@ static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 				}
 			}
 		} else {
-			NODE_ERR(L, k, "unknown remedy key '%s' (title, env, set, code, caveat)", key);
+			NODE_ERR(L, k, "unknown remedy key '%s' (title, when, env, set, code, caveat)", key);
 			bad = -1;
 		}
 	}
@@ -515,14 +543,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				bad = -1;
 				continue;
 			}
-			r->when_src = kg_strdup(val);
-			kg_error e = {0};
-			size_t off = 0;
-			r->when = kg_expr_compile(val, &e, &off);
-			if (!r->when) {
-				scalar_err(L, v, off, "when", e.msg);
-				bad = -1;
-			}
+			bad |= when_compile(L, v, &r->when, &r->when_src);
 		} else if (!strcmp(key, "message")) {
 			bad |= tpl_compile(L, v, "message", &r->message);
 		} else if (!strcmp(key, "evidence")) {
@@ -875,6 +896,8 @@ static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 	}
 	for (size_t i = 0; i < r->nremedies; i++) {
 		const remedy *rm = &r->remedies[i];
+		if (rm->when && kg_expr_truth(rm->when, f) != 1)
+			continue;
 		kg_remedy x = {0};
 		x.title = tpl_render(&rm->title, f, false);
 		if (!x.title)
@@ -1009,6 +1032,7 @@ int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 		for (size_t k = 0; k < r->nremedies; k++) {
 			const remedy *m = &r->remedies[k];
 			show_text(out, "  help: ", m->title.src);
+			show_text(out, "        when: ", m->when_src);
 			for (size_t e = 0; e < m->nenv; e++)
 				fprintf(out, "        env %s=%s\n", m->env_names[e], m->env_values[e].src);
 			for (size_t e = 0; e < m->nset; e++)

@@ -2,6 +2,8 @@
 #include "model/incident.h"
 #include "model/util.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,9 +74,56 @@ void kg_frame_free(kg_frame *f)
 	free(f->code);
 }
 
-const char *kg_remedy_key(const kg_remedy *r, size_t i)
+/* Length of text's first sentence, without its final period. */
+static size_t first_sentence(const char *text)
 {
-	return r->set_keys && r->set_keys[i] ? r->set_keys[i] : r->set_roles[i];
+	bool tick = false;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n; i++) {
+		if (text[i] == '`')
+			tick = !tick;
+		else if (!tick && text[i] == '.' && text[i + 1] == ' ' &&
+			 (isupper((unsigned char)text[i + 2]) || text[i + 2] == '`'))
+			return i;
+	}
+	while (n && (text[n - 1] == '.' || text[n - 1] == ' ' || text[n - 1] == '\n'))
+		n--;
+	return n;
+}
+
+const char *kg_remedy_code_rest(const char *code)
+{
+	const char *p = code + first_sentence(code);
+	while (*p == '.' || *p == ' ' || *p == '\n')
+		p++;
+	return p;
+}
+
+char *kg_remedy_instruction(const kg_remedy *r)
+{
+	kg_buf b = {0};
+	const char *text = r->code ? r->code : r->title ? r->title : "";
+	kg_buf_printf(&b, "%.*s", (int)first_sentence(text), text);
+	const char *sep = ": ";
+	for (size_t e = 0; e < r->nenv; e++) {
+		char *kv = kg_asprintf("%s=%s", r->env_names[e], r->env_values[e]);
+		if (!strstr(b.data ? b.data : "", kv)) {
+			kg_buf_printf(&b, "%s%s", sep, kv);
+			sep = "; ";
+		}
+		free(kv);
+	}
+	for (size_t e = 0; r->set_keys && e < r->nset; e++) {
+		if (!r->set_keys[e])
+			continue;
+		char *kv = kg_asprintf("%s: %s", r->set_keys[e], r->set_values[e]);
+		if (!strstr(b.data ? b.data : "", kv)) {
+			kg_buf_printf(&b, "%sset %s", sep, kv);
+			sep = "; ";
+		}
+		free(kv);
+	}
+	return kg_buf_steal(&b);
 }
 
 void kg_remedy_free(kg_remedy *r)

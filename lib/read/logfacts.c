@@ -202,6 +202,78 @@ int kg_parse_parallel_hint(const char *s, size_t n, int64_t *jobs, const char **
 	return 0;
 }
 
+/* ---- the batch that ran ------------------------------------------------ */
+
+/* The key names of rules/keys.yaml's batch roles as a log prints them in
+ * an echoed config or argument dump (key=value, key: value), and HF
+ * Trainer's start-up banner ("Instantaneous batch size per device = 16",
+ * "Gradient Accumulation steps = 2", transformers trainer.py). */
+static struct {
+	pattern p;
+	const char *role;
+} batch_hints[] = {
+	{{.src = "\\b(?:per_device_train_batch_size|train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size|train_bs|batch_size)\\s*[=:]\\s*([0-9]+)\\b"}, "train_batch_size"},
+	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size"},
+	{{.src = "\\b(?:per_device_eval_batch_size|eval_batch_size|test_batch_size|val_batch_size|eval_bs|test_bs|val_bs)\\s*[=:]\\s*([0-9]+)\\b"}, "eval_batch_size"},
+	{{.src = "\\b(?:gradient_accumulation_steps|accumulate_grad_batches|grad_accum_steps|grad_accum|accumulation_steps)\\s*[=:]\\s*([0-9]+)\\b"}, "grad_accum_steps"},
+	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps"},
+};
+
+int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max)
+{
+	static const char *const pre[] = {"batch", "_bs", "accum"};
+	if (max <= 0 || !has_any(s, n, pre, sizeof pre / sizeof *pre))
+		return 0;
+	int got = 0;
+	for (size_t i = 0; i < sizeof batch_hints / sizeof *batch_hints && got < max; i++) {
+		size_t at = 0;
+		PCRE2_SIZE *ov;
+		while (got < max && (ov = match(&batch_hints[i].p, s, n, &at))) {
+			int64_t v = int_at(s, ov[2], ov[3]);
+			if (v != KG_NONE && v >= 1 && v <= 100000000) {
+				bool dup = false;
+				for (int k = 0; k < got; k++)
+					dup |= out[k].role == batch_hints[i].role;
+				if (!dup) {
+					out[got].role = batch_hints[i].role;
+					out[got++].value = v;
+				}
+			}
+		}
+	}
+	return got;
+}
+
+void kg_log_facts_add_batch(kg_log_facts *lf, const kg_batch_hint *h, long line)
+{
+	if (lf->nbatch == lf->batch_cap) {
+		if (lf->nbatch >= 4096)
+			return; /* bounded: the last ones before an OOM are what matter */
+		lf->batch_cap = lf->batch_cap ? lf->batch_cap * 2 : 8;
+		lf->batch = kg_realloc(lf->batch, lf->batch_cap * sizeof *lf->batch);
+	}
+	lf->batch[lf->nbatch] = *h;
+	lf->batch[lf->nbatch++].line = line;
+}
+
+void kg_facts_batch_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f)
+{
+	static const char *const roles[] = {"train_batch_size", "eval_batch_size", "grad_accum_steps"};
+	for (size_t r = 0; r < sizeof roles / sizeof *roles; r++) {
+		const kg_batch_hint *last = NULL;
+		for (size_t i = 0; i < lf->nbatch; i++)
+			if (!strcmp(lf->batch[i].role, roles[r]) && (before <= 0 || lf->batch[i].line < before))
+				last = &lf->batch[i];
+		if (!last)
+			continue;
+		char *name = kg_asprintf("config.%s", roles[r]);
+		char *prov = kg_asprintf("%s:%ld", path ? path : "<log>", last->line);
+		kg_facts_set_num(f, name, KG_FACT_COUNT, (double)last->value, prov);
+		free(name);
+		free(prov);
+	}
+}
+
 /* ---- store and facts --------------------------------------------------- */
 
 #define MAX_READINGS 1000000
@@ -218,6 +290,7 @@ void kg_log_facts_free(kg_log_facts *lf)
 {
 	index_free(lf);
 	free(lf->readings);
+	free(lf->batch);
 	kg_log_facts_init(lf);
 }
 

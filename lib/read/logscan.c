@@ -1102,6 +1102,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			const char *kind;
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
+			kg_batch_hint bh[3];
+			int nb = kg_parse_batch_hint(s, n, bh, 3);
+			for (int k = 0; k < nb; k++)
+				kg_log_facts_add_batch(sc->lf, &bh[k], L->lineno);
 		}
 		char *cp;
 		if (!sc->rep->echoed_config && kg_ctx_config_path(s, n, &cp)) {
@@ -1162,6 +1166,8 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
 	{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
 	{"num_parallel", A_CTX},
+	/* the batch that ran (kg_parse_batch_hint) */
+	{"batch", A_CTX}, {"Batch", A_CTX}, {"_bs", A_CTX}, {"accum", A_CTX}, {"Accum", A_CTX},
 };
 #define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
 

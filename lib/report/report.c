@@ -47,13 +47,24 @@ static bool memory_items(kg_buf *b, const kg_memory *m, const char *sep0)
 	return b->len != start;
 }
 
-char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n)
+char *kg_incident_verdict_brief(const kg_incident *inc, char *buf, size_t n)
 {
 	if (inc->cause)
-		snprintf(buf, n, "%s, %s confidence", inc->cause,
+		snprintf(buf, n, "%s, %s", inc->cause,
 			 inc->confidence ? inc->confidence : kg_vocab_word(&kg_confidences, KG_CONFIDENCE_LOW));
 	else
+		snprintf(buf, n, "undetermined");
+	return buf;
+}
+
+char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n)
+{
+	if (!inc->cause) {
 		snprintf(buf, n, "cause undetermined");
+		return buf;
+	}
+	char brief[96];
+	snprintf(buf, n, "%s confidence", kg_incident_verdict_brief(inc, brief, sizeof brief));
 	return buf;
 }
 

@@ -62,8 +62,11 @@ char *kg_ci_remedy_line(const kg_remedy *rm)
 		kg_buf_printf(&b, "%s%s=%s", sep, rm->env_names[i], rm->env_values[i]);
 		sep = "; ";
 	}
-	for (size_t i = 0; i < rm->nset; i++) {
-		kg_buf_printf(&b, "%sset %s = %s", sep, kg_remedy_key(rm, i), rm->set_values[i]);
+	/* a role no config names is the tool's word: the code says it */
+	for (size_t i = 0; rm->set_keys && i < rm->nset; i++) {
+		if (!rm->set_keys[i])
+			continue;
+		kg_buf_printf(&b, "%sset %s = %s", sep, rm->set_keys[i], rm->set_values[i]);
 		sep = "; ";
 	}
 	if (rm->code)

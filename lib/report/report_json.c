@@ -122,6 +122,10 @@ static cJSON *finding_json(const kg_finding *f)
 		const kg_remedy *r = &f->remedies[i];
 		cJSON *ro = cJSON_CreateObject();
 		cJSON_AddItemToObject(ro, "title", str_or_null(r->title));
+		/* the one-line instruction the text report's help: line prints */
+		char *act = kg_remedy_instruction(r);
+		cJSON_AddStringToObject(ro, "instruction", act);
+		free(act);
 		cJSON *env = cJSON_AddObjectToObject(ro, "env");
 		for (size_t k = 0; k < r->nenv; k++)
 			cJSON_AddStringToObject(env, r->env_names[k], r->env_values[k]);

@@ -163,9 +163,12 @@ static void remedy(FILE *out, const kg_remedy *rm)
 		free(kv);
 		sep = "; ";
 	}
-	for (size_t i = 0; i < rm->nset; i++) {
+	/* a role no config names is the tool's word: the code says it */
+	for (size_t i = 0; rm->set_keys && i < rm->nset; i++) {
+		if (!rm->set_keys[i])
+			continue;
 		fprintf(out, "%sset ", sep);
-		md_code(out, kg_remedy_key(rm, i));
+		md_code(out, rm->set_keys[i]);
 		fputs(" = ", out);
 		md_code(out, rm->set_values[i]);
 		sep = "; ";

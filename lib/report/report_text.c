@@ -89,8 +89,32 @@ static void emit(const out *o, const char *text)
 			colw = (int)indent;
 			sp = 0;
 		}
-		fprintf(o->f, "%.*s%.*s", sp, p, (int)(e - w), w);
-		colw += sp + ww;
+		fprintf(o->f, "%.*s", sp, p);
+		colw += sp;
+		/* the word; one wider than what is left of the line (a long
+		 * path) is broken at the width, by characters */
+		for (const char *c = w; c < e;) {
+			if (*c == '\033') {
+				const char *m = c;
+				while (m < e && *m != 'm')
+					m++;
+				if (m < e)
+					m++;
+				fprintf(o->f, "%.*s", (int)(m - c), c);
+				c = m;
+				continue;
+			}
+			const char *n = c + 1;
+			while (n < e && ((unsigned char)*n & 0xC0) == 0x80)
+				n++;
+			if (colw >= o->width) {
+				fprintf(o->f, "\n%*s", (int)indent, "");
+				colw = (int)indent;
+			}
+			fprintf(o->f, "%.*s", (int)(n - c), c);
+			colw++;
+			c = n;
+		}
 		first = false;
 		p = e;
 	}
@@ -256,9 +280,20 @@ static void budget_bar(const out *o, const kg_budget *b)
 	kg_buf_printf(&l, "%s %s", more ? "…" : "", kg_size_format(b->capacity, t, sizeof t));
 	if (request) {
 		kg_buf_printf(&l, "; %s %s requested", request_glyph, kg_size_format(b->requested, t, sizeof t));
-		if (b->free != KG_NONE)
-			kg_buf_printf(&l, " %s %s free", b->requested > b->free ? ">" : "≤",
-				      kg_size_format(b->free, u, sizeof u));
+		if (b->free != KG_NONE) {
+			/* the sign true of the sizes as printed */
+			kg_size_format(b->free, u, sizeof u);
+			bool same = !strcmp(t, u);
+			kg_buf_printf(&l, " %s %s free", b->requested > b->free ? (same ? "≥" : ">") : "≤", u);
+			/* "Tried to allocate" is the segment the allocator asked
+			 * the driver for (c10 get_allocation_size: a request of
+			 * at most 1 MiB takes a 2 MiB segment, below 10 MiB a
+			 * 20 MiB one, else rounded up to 2 MiB); when it is not
+			 * more than the free memory the driver reported, the
+			 * driver refused it anyway */
+			if (b->requested <= b->free)
+				kg_buf_puts(&l, ", yet the driver refused the segment");
+		}
 	}
 	evidence(o, "", l.data);
 	kg_buf_free(&l);
@@ -293,16 +328,19 @@ static void differential_line(const out *o, const kg_incident *inc)
 	kg_buf_free(&b);
 }
 
-/* The finding that states the cause: the first whose evidence supports
- * it (findings come with the cause's evidence first), or NULL. */
+/* The finding that states the cause: of those whose evidence supports
+ * it, the strongest (a decisive closed form before the phase it happened
+ * in: its remedy has the numbers), the first on ties; or NULL. */
 static const kg_finding *cause_finding(const kg_incident *inc)
 {
+	const kg_finding *best = NULL;
 	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause))
-			return f;
+		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause) &&
+		    (!best || f->strength > best->strength))
+			best = f;
 	}
-	return NULL;
+	return best;
 }
 
 /* The finding whose first remedy is line 2 (the one action): the cause's;
@@ -319,21 +357,6 @@ static const kg_finding *action_finding(const kg_incident *inc)
 			return f;
 	}
 	return NULL;
-}
-
-/* A remedy's settings in one line: "set data.test_bs: 64" (the user's key,
- * else the role) and "NAME=VALUE", separated by "; ". */
-static void remedy_settings(kg_buf *b, const kg_remedy *r)
-{
-	const char *sep = "";
-	for (size_t e = 0; e < r->nset; e++) {
-		kg_buf_printf(b, "%sset %s: %s", sep, kg_remedy_key(r, e), r->set_values[e]);
-		sep = "; ";
-	}
-	for (size_t e = 0; e < r->nenv; e++) {
-		kg_buf_printf(b, "%s%s=%s", sep, r->env_names[e], r->env_values[e]);
-		sep = "; ";
-	}
 }
 
 /* Remedy titles already printed for this incident (a remedy appears once). */
@@ -410,13 +433,12 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 			const kg_remedy *r = &f->remedies[i];
 			if (!seen_add(done, r->title))
 				continue;
-			kg_buf b = {0};
-			remedy_settings(&b, r);
-			emitf(o, "    %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
-			      b.data ? ": " : "", b.data ? b.data : "");
-			kg_buf_free(&b);
-			if (r->code)
-				emitf(o, "          %s", r->code);
+			char *act = kg_remedy_instruction(r);
+			emitf(o, "    %shelp:%s %s", col(o, C_GREEN), col(o, C_RESET), act);
+			free(act);
+			const char *rest = r->code ? kg_remedy_code_rest(r->code) : NULL;
+			if (rest && *rest)
+				emitf(o, "          %s", rest);
 			if (r->caveat)
 				emitf(o, "          caveat: %s", r->caveat);
 		}
@@ -427,16 +449,18 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 {
 	enum kg_severity sev = kg_incident_severity(inc);
 	char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
+	/* the cause and how sure before the message, so that they are within
+	 * a terminal's first columns: "error[eval-blowup, high]:" */
 	char verdict[96];
-	kg_incident_verdict(inc, verdict, sizeof verdict);
+	kg_incident_verdict_brief(inc, verdict, sizeof verdict);
 	/* FILE:LINE: for a log; FILE: for an incident without a line (an
 	 * allocator snapshot's trace) */
 	char where[32] = "";
 	if (inc->line > 0)
 		snprintf(where, sizeof where, ":%ld", inc->line);
-	emitf(o, "%s%s%s:%s %s%s:%s %s%s%s [%s]", col(o, C_BOLD), inc->path ? inc->path : "?",
-	      where, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), col(o, C_RESET),
-	      col(o, C_BOLD), head, col(o, C_RESET), verdict);
+	emitf(o, "%s%s%s:%s %s%s[%s]:%s %s%s%s", col(o, C_BOLD), inc->path ? inc->path : "?",
+	      where, col(o, C_RESET), col(o, sev_color(sev)), sev_word(sev), verdict, col(o, C_RESET),
+	      col(o, C_BOLD), head, col(o, C_RESET));
 	free(head);
 	if (quiet)
 		return;
@@ -445,11 +469,9 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 	const kg_finding *cf = cause_finding(inc), *af = action_finding(inc);
 	if (af && af->nremedies) {
 		const kg_remedy *r = &af->remedies[0];
-		kg_buf b = {0};
-		remedy_settings(&b, r);
-		emitf(o, "  %shelp:%s %s%s%s", col(o, C_GREEN), col(o, C_RESET), r->title ? r->title : "",
-		      b.data ? ": " : "", b.data ? b.data : "");
-		kg_buf_free(&b);
+		char *act = kg_remedy_instruction(r);
+		emitf(o, "  %shelp:%s %s", col(o, C_GREEN), col(o, C_RESET), act);
+		free(act);
 		seen_add(&done, r->title);
 	}
 	/* the budget and the arithmetic */

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct run {
@@ -417,6 +418,10 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		if (from_log)
 			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
 		kg_facts_merge(&f, &cf);
+		/* the batch the log printed is the one that ran: it wins over
+		 * the config file's, which a patch may have changed since */
+		if (from_log)
+			kg_facts_batch_from_log(&R->lfs[li], inc->path, inc->line, &f);
 		/* --set before the calculators (their inputs) and again after
 		 * them (it wins over calculated values too) */
 		if (set_args(opt, &f, err) < 0) {
@@ -482,13 +487,32 @@ static void name_config_keys(run *R)
 	}
 }
 
-/* Remedies that set config roles become one patch per config: the first
- * (most severe) finding that sets a role wins. Only numeric values are
+/* Remedies that set config roles become one patch per config: those of
+ * the findings that support the incident's cause (a finding about another
+ * hypothesis, or an undetermined incident, changes nothing); the
+ * strongest finding that sets a role wins, the first on ties. Only numeric values are
  * written; a role the config does not have is inserted by the planner.
  * --apply writes only configs the user named with --config: a config that
  * a log (or a positional argument) brought in gets its diff and, in a note,
  * the command that would apply it (issue 14: no log decides what is
  * written). */
+/* The roles whose new value a rule computes from their current one. */
+static bool batch_role(const char *role)
+{
+	return !strcmp(role, "train_batch_size") || !strcmp(role, "eval_batch_size") ||
+	       !strcmp(role, "grad_accum_steps");
+}
+
+/* Whether a log printed the role's value (logfacts.h: the batch that ran). */
+static bool log_printed(const run *R, const char *role)
+{
+	for (size_t l = 0; l < R->nlogs; l++)
+		for (size_t i = 0; i < R->lfs[l].nbatch; i++)
+			if (!strcmp(R->lfs[l].batch[i].role, role))
+				return true;
+	return false;
+}
+
 static int plan_patches(run *R, kg_error *err)
 {
 	if (R->nconfigs == 0)
@@ -497,8 +521,14 @@ static int plan_patches(run *R, kg_error *err)
 	size_t n = 0;
 	for (size_t i = 0; i < R->rep->nincidents; i++) {
 		const kg_incident *inc = &R->rep->incidents[i];
+		/* the strongest evidence first: a closed form's value over a
+		 * rule of thumb's (halving) */
+		for (int st = KG_STRENGTH_DECISIVE; st >= KG_STRENGTH_NONE; st--)
 		for (size_t k = 0; k < inc->nfindings; k++) {
 			const kg_finding *fd = &inc->findings[k];
+			if (!inc->cause || !fd->supports || fd->refutes || strcmp(fd->supports, inc->cause) ||
+			    (int)fd->strength != st)
+				continue;
 			for (size_t r = 0; r < fd->nremedies; r++) {
 				const kg_remedy *rem = &fd->remedies[r];
 				for (size_t s = 0; s < rem->nset; s++) {
@@ -520,19 +550,50 @@ static int plan_patches(run *R, kg_error *err)
 			}
 		}
 	}
+	/* the newest log read from a file (0: none, or only stdin) */
+	time_t log_mtime = 0;
+	for (size_t k = 0; k < R->rep->ninputs; k++) {
+		struct stat st;
+		if (R->rep->inputs[k].kind && !strcmp(R->rep->inputs[k].kind, "log") &&
+		    R->rep->inputs[k].path && stat(R->rep->inputs[k].path, &st) == 0 && st.st_mtime > log_mtime)
+			log_mtime = st.st_mtime;
+	}
 	int rc = 0;
 	for (size_t c = 0; c < R->nconfigs && n; c++) {
 		kg_config *cfg = R->configs[c];
+		/* a batch value computed from the config's own batch (halved,
+		 * doubled) is right only for the config that ran: when the log
+		 * does not print that batch and the config was changed after
+		 * the log was written (a patch applied), it is not patched again */
+		struct stat cst;
+		bool changed_since = log_mtime && stat(cfg->path, &cst) == 0 && cst.st_mtime > log_mtime;
 		/* only roles this config has a key for, or can take */
 		const char **cr = kg_malloc(n * sizeof *cr), **cv = kg_malloc(n * sizeof *cv);
 		size_t cn = 0;
+		kg_buf have = {0}, stale = {0};
 		for (size_t j = 0; j < n; j++) {
 			const kg_config_entry *e = kg_config_role(cfg, roles[j]);
+			if (e && changed_since && batch_role(roles[j]) && !log_printed(R, roles[j])) {
+				kg_buf_printf(&stale, "%s%s", stale.data ? ", " : "", e->path ? e->path : roles[j]);
+				continue;
+			}
 			if (e && !(e->value && strcmp(e->value, values[j]) == 0)) {
 				cr[cn] = roles[j];
 				cv[cn++] = values[j];
+			} else if (e && e->path) {
+				kg_buf_printf(&have, "%s%s: %s", have.data ? ", " : "", e->path, values[j]);
 			}
 		}
+		/* the values come from the log's run: a config patched since
+		 * already has them, and a second --apply writes nothing */
+		if (!cn && have.data)
+			kg_report_note(R->rep, "%s: already has %s; nothing to change%s", cfg->path, have.data,
+				       R->opt->apply ? ", not written" : "");
+		if (stale.data)
+			kg_report_note(R->rep, "%s: changed after the log was written, and the log does not print "
+				       "%s: its value may not be the one that ran; not changed", cfg->path, stale.data);
+		kg_buf_free(&have);
+		kg_buf_free(&stale);
 		if (cn) {
 			kg_error e = {0};
 			kg_patch *p = kg_patch_make(cfg, cr, cv, cn, &e);
