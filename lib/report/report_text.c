@@ -328,37 +328,6 @@ static void differential_line(const out *o, const kg_incident *inc)
 	kg_buf_free(&b);
 }
 
-/* The finding that states the cause: of those whose evidence supports
- * it, the strongest (a decisive closed form before the phase it happened
- * in: its remedy has the numbers), the first on ties; or NULL. */
-static const kg_finding *cause_finding(const kg_incident *inc)
-{
-	const kg_finding *best = NULL;
-	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause) &&
-		    (!best || f->strength > best->strength))
-			best = f;
-	}
-	return best;
-}
-
-/* The finding whose first remedy is line 2 (the one action): the cause's;
- * for an undetermined cause, the category-none finding that says what
- * evidence is missing (rules/general.yaml), when it has a remedy. */
-static const kg_finding *action_finding(const kg_incident *inc)
-{
-	if (inc->cause)
-		return cause_finding(inc);
-	for (size_t k = 0; k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->nremedies && f->category &&
-		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
-			return f;
-	}
-	return NULL;
-}
-
 /* Remedy titles already printed for this incident (a remedy appears once). */
 typedef struct seen {
 	const char *title[64];
@@ -466,7 +435,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		return;
 	seen done = {0};
 	/* line 2: the one action */
-	const kg_finding *cf = cause_finding(inc), *af = action_finding(inc);
+	const kg_finding *cf = kg_incident_cause_finding(inc), *af = kg_incident_action_finding(inc);
 	if (af && af->nremedies) {
 		const kg_remedy *r = &af->remedies[0];
 		char *act = kg_remedy_instruction(r);

@@ -41,6 +41,7 @@ class Budget:
 @dataclass
 class Remedy:
     title: str
+    instruction: Optional[str] = None  # the one line the text report prints as help:
     env: Dict[str, str] = field(default_factory=dict)
     set: Dict[str, Any] = field(default_factory=dict)    # role -> value
     keys: Dict[str, str] = field(default_factory=dict)   # role -> the config's own key
@@ -92,6 +93,7 @@ class Incident:
     message: Optional[str]
     findings: List[Finding]
     differential: List[Hypothesis]
+    action: Optional[Remedy] = None   # the one action (JSON "action"; the text's help: line)
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
@@ -100,32 +102,24 @@ class Incident:
 
     @property
     def remedies(self) -> List[Remedy]:
-        """Every remedy of the findings that support the incident's cause,
-        in report order, the one action first; then the others."""
-        seen, first, rest = set(), [], []
+        """Every remedy of the findings, in report order, each title once
+        (the action among them)."""
+        seen, out = set(), []
         for f in self.findings:
             for r in f.remedies:
-                if r.title in seen:
-                    continue
-                seen.add(r.title)
-                (first if f.supports and f.supports == self.cause else rest).append(r)
-        return first + rest
-
-    @property
-    def action(self) -> Optional[Remedy]:
-        """The one thing to change (the text report's `help:` line)."""
-        r = self.remedies
-        return r[0] if r else None
+                if r.title not in seen:
+                    seen.add(r.title)
+                    out.append(r)
+        return out
 
     @property
     def patch(self) -> Dict[str, Any]:
-        """The config changes the remedies name: the config's own key (when
-        a config was given) or the role, to its new value."""
-        out: Dict[str, Any] = {}
-        for r in self.remedies:
-            for role, value in r.set.items():
-                out.setdefault(r.keys.get(role, role), value)
-        return out
+        """The config changes the one action names: the config's own key
+        (when a config was given) or the role, to its new value. The diffs
+        of a whole config are Report.patches (--diff)."""
+        if self.action is None:
+            return {}
+        return {self.action.keys.get(role, role): v for role, v in self.action.set.items()}
 
 
 @dataclass
@@ -167,7 +161,8 @@ class Report:
 
 
 def _remedy(d: Dict[str, Any]) -> Remedy:
-    return Remedy(title=d.get("title", ""), env=d.get("env") or {}, set=d.get("set") or {},
+    return Remedy(title=d.get("title", ""), instruction=d.get("instruction"),
+                  env=d.get("env") or {}, set=d.get("set") or {},
                   keys=d.get("keys") or {}, code=d.get("code"), caveat=d.get("caveat"))
 
 
@@ -180,8 +175,22 @@ def _finding(d: Dict[str, Any]) -> Finding:
                    remedies=[_remedy(r) for r in d.get("remedies") or []])
 
 
+def _action(d: Dict[str, Any], findings: List[Finding]) -> Optional[Remedy]:
+    """The remedy JSON "action" names (by its finding's rule and title)."""
+    a = d.get("action")
+    if not a:
+        return None
+    for f in findings:
+        if f.rule == a.get("rule"):
+            for r in f.remedies:
+                if r.title == a.get("title"):
+                    return r
+    return Remedy(title=a.get("title") or "", instruction=a.get("instruction"))
+
+
 def _incident(d: Dict[str, Any]) -> Incident:
     loc = d.get("location") or {}
+    findings = [_finding(f) for f in d.get("findings") or []]
     b = d.get("budget")
     dev = d.get("device")
     budget = None
@@ -199,7 +208,7 @@ def _incident(d: Dict[str, Any]) -> Incident:
         device=Device(dev.get("type"), dev.get("index")) if dev else None,
         rank=d.get("rank"), step=d.get("step"), epoch=d.get("epoch"), phase=d.get("phase"),
         message=d.get("message"),
-        findings=[_finding(f) for f in d.get("findings") or []],
+        findings=findings, action=_action(d, findings),
         differential=[Hypothesis(cause=h.get("cause", ""), confidence=h.get("confidence"),
                                  score=h.get("score"), ruled_out=bool(h.get("ruled_out")),
                                  to_confirm=h.get("to_confirm"))
