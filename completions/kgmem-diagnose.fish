@@ -34,7 +34,7 @@ complete -c kgmem-diagnose -n "__fish_seen_subcommand_from snapshot" -s f -l for
 complete -c kgmem-diagnose -n $main -s o -l output -r -F -d 'Write the report to FILE'
 complete -c kgmem-diagnose -n $main -l stdin-filename -r -F -d 'Name standard input in the report'
 complete -c kgmem-diagnose -n $main -l label -x -d 'Add KEY=VALUE to every jsonl line'
-complete -c kgmem-diagnose -n $main -l fail-on -x -a 'never info warning error' -d 'Exit 1 when a finding is at least LEVEL'
+complete -c kgmem-diagnose -n $main -l fail-on -x -a 'never info warning error' -d 'Exit 1 when an incident is at least LEVEL'
 complete -c kgmem-diagnose -n $main -l diff -d 'Print suggested config changes as a unified diff'
 complete -c kgmem-diagnose -n $main -l apply -d 'Write suggested changes to the --config files (numbered .orig backup)'
 complete -c kgmem-diagnose -n $main -s r -l rules -x -a '(__fish_complete_directories)' -d 'Extra or replacement rule files'
@@ -94,7 +94,7 @@ complete -c kgmem-diagnose -n $run_opts -l label -x -d 'Run metadata, KEY=VALUE'
 complete -c kgmem-diagnose -n $run_opts -l log -r -F -d 'Keep the captured output in FILE'
 complete -c kgmem-diagnose -n $run_opts -l snapshot-on-oom -x -a '(__fish_complete_directories)' -d 'Python: dump the allocator snapshot at an OOM'
 complete -c kgmem-diagnose -n $run_opts -s f -l format -x -a 'text json markdown github sarif' -d 'Format of the diagnosis on stderr'
-complete -c kgmem-diagnose -n $run_opts -l fail-on -x -a 'never info warning error' -d 'Exit 1 when CMD exited 0 but a finding is at least LEVEL'
+complete -c kgmem-diagnose -n $run_opts -l fail-on -x -a 'never info warning error' -d 'Exit 1 when CMD exited 0 but an incident is at least LEVEL'
 complete -c kgmem-diagnose -n $run_opts -s c -l config -r -F -d 'Training config (YAML)'
 # after "--": CMD and its arguments, completed as if typed alone
 function __kgmem_diagnose_run_cmd

@@ -25,6 +25,9 @@
  *    prefilter (atoms.h, on the OOM grammars' trigger literals) runs on
  *    the same lines live; a line that parses as an OOM message
  *    (kg_oom_parse) triggers a reading of the machine's memory.
+ *  - After CMD exits, a process it left behind holding a pipe or pty
+ *    still has its output passed on until it closes it, for at most
+ *    KG_RUN_LINGER_S (2 s).
  *  - The exit status is CMD's, 128 + N when signal N killed it. */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +41,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -60,6 +64,10 @@
 
 #define MAX_READINGS 8       /* readings of the machine per run */
 #define CHUNK (64 * 1024)
+/* After CMD exits, how long (seconds) output of processes it left behind
+ * holding its stdout or stderr is still passed on (run(1): "a process that
+ * outlives CMD") */
+#define KG_RUN_LINGER_S 2.0
 
 static const char *progname = "kgmem-diagnose run";
 
@@ -82,7 +90,7 @@ static void run_usage(FILE *out)
 "                           DIR at an OOM (a sitecustomize hook) and read it\n"
 "  -f, --format FORMAT      stderr diagnosis: text (default), json, markdown,\n"
 "                           github, sarif\n"
-"      --fail-on LEVEL      exit 1 when CMD exited 0 but a finding is at\n"
+"      --fail-on LEVEL      exit 1 when CMD exited 0 but an incident is at\n"
 "                           least LEVEL: never (default), info, warning, error\n"
 "  -c, --config FILE        training config (YAML) for the diagnosis\n"
 "  -h, --help               print this help and exit\n"
@@ -330,6 +338,28 @@ static void close_stream(stream *s, watch *w)
 	}
 }
 
+/* Reads what a pipe or pty holds now without waiting, passes it on, and
+ * closes the stream. */
+static void drain_close(stream *s, watch *w, char *buf)
+{
+	if (s->fd < 0)
+		return;
+	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
+	for (;;) {
+		ssize_t n = read(s->fd, buf, CHUNK);
+		if (n > 0) {
+			feed(s, w, buf, (size_t)n);
+			if (s->fd < 0)
+				break;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	close_stream(s, w);
+}
+
 static int open_stream(stream *s, int out, const stream *other)
 {
 	*s = (stream){.fd = -1, .out = out, .slave = -1};
@@ -443,40 +473,66 @@ static void find_snapshots(const char *dir, const char *tag, time_t since, const
 	free(pat);
 }
 
-/* Writes the report: pretty JSON replacing FILE, or with labels one
- * compact line appended in a single write(2) (O_APPEND, so lines from
- * concurrent ranks writing one spool do not interleave on a local file
- * system). Returns 0 or -1 with errno. */
-static int write_report(const char *path, const kg_report *rep, bool lines)
+/* Appends one record (a JSON line) to a spool in a single write(2) with
+ * O_APPEND, so records of ranks sharing the spool do not interleave on a
+ * local file system, after checking the file system has room for it. A
+ * short write is taken back (truncated to where it began, unless another
+ * record already follows it; then the partial line is ended, so the next
+ * record starts on a line of its own). Returns 0, or -1 with errno. */
+static int append_record(const char *path, const char *line, size_t n)
 {
-	if (!lines) {
-		FILE *f = fopen(path, "w");
-		if (!f)
-			return -1;
-		kg_report_json(rep, f);
-		int bad = ferror(f);
-		if (fclose(f) != 0 || bad)
-			return -1;
-		return 0;
-	}
-	char *line = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&line, &n);
-	if (!m)
-		return -1;
-	kg_report_json_line(rep, m);
-	if (fclose(m) != 0) {
-		free(line);
-		errno = ENOMEM;
-		return -1;
-	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	int rc = fd < 0 ? -1 : write_all(fd, line, n);
-	int e = errno;
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = -1, e = errno;
-	free(line);
+	if (fd < 0)
+		return -1;
+	struct statvfs vs;
+	if (fstatvfs(fd, &vs) == 0 && vs.f_blocks > 0 &&
+	    (uint64_t)(geteuid() == 0 ? vs.f_bfree : vs.f_bavail) * vs.f_frsize < n) {
+		close(fd);
+		errno = ENOSPC;
+		return -1;
+	}
+	ssize_t w;
+	while ((w = write(fd, line, n)) < 0 && errno == EINTR)
+		;
+	if (w == (ssize_t)n)
+		return close(fd);
+	int e = w < 0 ? errno : ENOSPC;
+	if (w > 0) {
+		struct stat st;
+		off_t end = lseek(fd, 0, SEEK_CUR);
+		if (end >= w && fstat(fd, &st) == 0 && st.st_size == end && ftruncate(fd, end - w) == 0)
+			;
+		else
+			(void)!write(fd, "\n", 1);
+	}
+	close(fd);
 	errno = e;
+	return -1;
+}
+
+/* Writes the report: pretty JSON through the output writer (a regular
+ * file replaced atomically, a FIFO or device written in place), or with
+ * labels one compact line appended to the spool (append_record). Returns
+ * 0, or -1 with a reason naming the path in err. */
+static int write_report(const char *path, const kg_report *rep, bool lines, kg_error *err)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&text, &n);
+	if (!m)
+		return kg_fail(err, "%s: out of memory", path);
+	if (lines)
+		kg_report_json_line(rep, m);
+	else
+		kg_report_json(rep, m);
+	if (fclose(m) != 0) {
+		free(text);
+		return kg_fail(err, "%s: out of memory", path);
+	}
+	int rc = lines ? append_record(path, text, n) : kg_write_output(path, text, n, err);
+	if (rc < 0 && lines)
+		kg_fail(err, "%s: cannot append the record: %s", path, strerror(errno));
+	free(text);
 	return rc;
 }
 
@@ -498,6 +554,7 @@ static void rename_input(kg_report *rep, const char *tmp, const char *name)
 int kg_cmd_run(int argc, char **argv)
 {
 	const char *report = NULL, *logpath = NULL, *snapdir = NULL, *format = "text";
+	char *snapabs = NULL; /* --snapshot-on-oom DIR made absolute */
 	enum kg_severity fail_on = KG_SEV_NONE;
 	const char **configs = NULL;
 	size_t nconfigs = 0;
@@ -585,11 +642,15 @@ int kg_cmd_run(int argc, char **argv)
 	}
 	if (snapdir) {
 		struct stat st;
-		if (stat(snapdir, &st) < 0 && mkdir(snapdir, 0755) < 0) {
+		if ((stat(snapdir, &st) < 0 && mkdir(snapdir, 0755) < 0) ||
+		    !(snapabs = realpath(snapdir, NULL))) {
 			fprintf(stderr, "%s: --snapshot-on-oom %s: %s\n", progname, snapdir, strerror(errno));
 			rc = KG_EXIT_USAGE;
 			goto out;
 		}
+		/* absolute before CMD starts: the hook writes into it from
+		 * whatever directory the program is in at its OOM */
+		snapdir = snapabs;
 	}
 
 	/* the capture file: --log FILE, or a private temporary file */
@@ -716,6 +777,7 @@ int kg_cmd_run(int argc, char **argv)
 	char *buf = kg_malloc(CHUNK);
 	int status = 0;
 	bool reaped = false;
+	double linger_until = 0;
 	for (;;) {
 		struct pollfd pf[3];
 		int np = 0, idx[2] = {-1, -1};
@@ -732,8 +794,14 @@ int kg_cmd_run(int argc, char **argv)
 		if (np == 1 && reaped)
 			break;
 		/* files are read every 100 ms: CMD's writes reach the file
-		 * directly, only the scan waits */
-		if (poll(pf, (nfds_t)np, files ? 100 : -1) < 0 && errno != EINTR)
+		 * directly, only the scan waits; after CMD's exit, wake up
+		 * when the wait for its leftover writers ends */
+		int ms = files ? 100 : -1;
+		if (reaped) {
+			int left = (int)((linger_until - mono()) * 1000) + 1;
+			ms = left < 0 ? 0 : ms < 0 || left < ms ? left : ms;
+		}
+		if (poll(pf, (nfds_t)np, ms) < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < 2; i++)
 			pump_file(&st[i], &w, buf);
@@ -777,33 +845,24 @@ int kg_cmd_run(int argc, char **argv)
 			}
 			if (r == pid) {
 				reaped = true;
-				/* what CMD wrote is in the pipes: drain it; a
-				 * background grandchild keeping them open must not
-				 * keep us waiting */
+				/* a process CMD left behind may still write into the
+				 * pipes: pass its output on until every writer has
+				 * closed them, for at most KG_RUN_LINGER_S */
+				linger_until = mono() + KG_RUN_LINGER_S;
 				for (int i = 0; i < 2; i++) {
-					if (st[i].fd < 0)
-						continue;
-					if (st[i].file) {
+					if (st[i].fd >= 0 && st[i].file) {
 						pump_file(&st[i], &w, buf);
 						close_stream(&st[i], &w);
-						continue;
 					}
-					fcntl(st[i].fd, F_SETFL, fcntl(st[i].fd, F_GETFL) | O_NONBLOCK);
-					for (;;) {
-						ssize_t n = read(st[i].fd, buf, CHUNK);
-						if (n > 0) {
-							feed(&st[i], &w, buf, (size_t)n);
-							if (st[i].fd < 0)
-								break;
-							continue;
-						}
-						if (n < 0 && errno == EINTR)
-							continue;
-						break;
-					}
-					close_stream(&st[i], &w);
 				}
 			}
+		}
+		if (reaped && mono() >= linger_until) {
+			/* what is in the pipes now is passed on; a background
+			 * process keeping them open longer must not keep us
+			 * waiting (its later writes meet a closed pipe) */
+			for (int i = 0; i < 2; i++)
+				drain_close(&st[i], &w, buf);
 		}
 	}
 	free(buf);
@@ -880,6 +939,10 @@ int kg_cmd_run(int argc, char **argv)
 		kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
 			       "the diagnosis saw only part of the output", cap_path);
 	kg_run_attach(&rep, &ri);
+	if (snapdir && w.ooms > 0 && nsnaps == 0)
+		kg_report_note(&rep, "run: --snapshot-on-oom %s: no snapshot of this run was found there "
+			       "(the hook writes one when a Python program using torch runs out of CUDA memory)",
+			       snapdir);
 	if (ds != KG_STATUS_OK)
 		fprintf(stderr, "%s: diagnosis: %s: %s\n", progname, err.path[0] ? err.path : "?", err.msg);
 	if (oom) {
@@ -893,15 +956,16 @@ int kg_cmd_run(int argc, char **argv)
 		} else if (!strcmp(format, "markdown")) {
 			kg_report_markdown(&rep, stderr);
 		} else {
-			kg_text_style ts = {.color = false};
+			kg_text_style ts = {.color = false, .ascii = !kg_locale_utf8()};
 			fprintf(stderr, "\n== kgmem-diagnose: %s ==\n",
 				host_oom && !w.ooms ? "host out of memory" : "out of memory");
 			kg_report_text(&rep, stderr, &ts);
 		}
 		fflush(stderr);
 	}
-	if (report && write_report(report, &rep, nlabels > 0) < 0) {
-		fprintf(stderr, "%s: --report %s: %s\n", progname, report, strerror(errno));
+	kg_error we = {0};
+	if (report && write_report(report, &rep, nlabels > 0, &we) < 0) {
+		fprintf(stderr, "%s: --report %s\n", progname, we.msg);
 		if (rc == 0)
 			rc = KG_EXIT_INPUT;
 	}
@@ -923,6 +987,7 @@ out_cap:
 	if (tmpl[0])
 		unlink(tmpl);
 out:
+	free(snapabs);
 	free(configs);
 	free(labels);
 	return rc;

@@ -4,6 +4,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pcre2.h>
@@ -48,11 +49,12 @@ static void usage(FILE *out)
 "Options:\n"
 "  -c, --config FILE      training config (YAML); may be repeated\n"
 "  -f, --format FORMAT    text (default), json, jsonl, markdown, github, sarif\n"
-"  -o, --output FILE      write the report to FILE (atomically) instead of stdout\n"
+"  -o, --output FILE      write the report to FILE instead of stdout (a regular\n"
+"                         file is replaced atomically, keeping its mode)\n"
 "      --stdin-filename NAME  name standard input NAME in the report (SARIF,\n"
 "                         GitHub annotations, headlines)\n"
 "      --label KEY=VALUE  add KEY to every jsonl line's labels; may be repeated\n"
-"      --fail-on LEVEL    exit 1 when a finding is at least LEVEL:\n"
+"      --fail-on LEVEL    exit 1 when an incident is at least LEVEL:\n"
 "                         never (default), info, warning, error\n"
 "      --diff             print suggested config changes as a unified diff\n"
 "      --apply            write suggested changes to the --config files\n"
@@ -70,7 +72,7 @@ static void usage(FILE *out)
 "  -V, --version          print version information and exit\n"
 "  -h, --help             print this help and exit\n"
 "\n"
-"Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;\n"
+"Exit status: 0 no incident at or above --fail-on; 1 incidents at or above it;\n"
 "2 usage error; 3 unreadable or invalid input.\n"
 "\n"
 "Examples:\n"
@@ -265,6 +267,15 @@ static int run_captured(kg_cmd_fn fn, int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", progname);
 		return KG_EXIT_INPUT;
 	}
+	/* calc, explain, rules and the snapshot view print the report's
+	 * glyphs too (×, ≈, …): ASCII where the locale is not UTF-8, as the
+	 * text report; a JSON document stays UTF-8 */
+	if (len && out[strspn(out, " \n")] != '{' && !kg_locale_utf8()) {
+		char *a = kg_ascii_glyphs(out);
+		free(out);
+		out = a;
+		len = strlen(a);
+	}
 	rc = emit(out, len, rc);
 	free(out);
 	return rc;
@@ -334,8 +345,24 @@ static const char *nearest(const char *word, const char *const *cand, size_t n)
 	return best;
 }
 
+/* A descriptor 0-2 the caller left closed (`2>&-`) would be the next file
+ * opened (run's capture file became fd 2, and every stderr line reached it
+ * twice): /dev/null is opened on each closed one first. */
+static void open_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* the lowest free descriptor is fd itself, so open lands there */
+		int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (nfd > 2)
+			close(nfd);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	open_closed_std_fds();
 	kg_set_oom_handler(out_of_memory);
 	cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = kg_hook_malloc, .free_fn = free});
 	if (argc > 1) {
@@ -550,19 +577,24 @@ int main(int argc, char **argv)
 		kg_report_markdown(&rep, mem);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
-				    .diff = opt.diff || opt.apply, .width = width >= 0 ? width : output ? 0 : terminal_width()};
+				    .diff = opt.diff || opt.apply, .width = width >= 0 ? width : output ? 0 : terminal_width(),
+				    .ascii = !kg_locale_utf8()};
 		kg_report_text(&rep, mem, &st);
 	}
 	if (fclose(mem) != 0) {
 		fprintf(stderr, "%s: out of memory writing the report\n", progname);
 		rc = KG_EXIT_INPUT;
 	} else if (output) {
-		/* -o FILE: the whole report, repaired, written atomically */
+		/* -o FILE: the whole report, repaired, through the output
+		 * writer --svg uses (a regular file replaced atomically keeping
+		 * its mode and owner; a FIFO, device, hard-linked file or
+		 * /dev/stdout written in place; a symlink's target written) */
 		size_t clen = 0;
 		char *clean = kg_utf8_repair(out ? out : "", out ? outlen : 0, &clen);
 		kg_error we = {0};
-		if (kg_write_atomic(output, clean, clen, 0644, &we) < 0) {
-			fprintf(stderr, "%s: %s: %s\n", progname, output, we.msg);
+		if (kg_write_output(output, clean, clen, &we) < 0) {
+			/* we.msg names the path */
+			fprintf(stderr, "%s: %s\n", progname, we.msg);
 			if (rc == KG_EXIT_OK)
 				rc = KG_EXIT_INPUT;
 		}

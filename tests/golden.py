@@ -57,6 +57,9 @@ def run(exe, args, stdin=None):
     env = dict(os.environ)
     env.pop("NO_COLOR", None)
     env.pop("CI", None)
+    # the goldens are the UTF-8 report (bars and glyphs): the locale decides
+    # between it and the ASCII one (kg_locale_utf8), so fix it
+    env["LC_ALL"] = "C.UTF-8"
     p = subprocess.run([exe] + args, input=stdin, capture_output=True, env=env, timeout=120)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
@@ -305,8 +308,15 @@ def verdict_first(exe, name, rel, extra, doc):
                       if f.get("supports") == inc["cause"] and not f.get("refutes")]
             acting.sort(key=lambda f: -rank.get(f.get("strength"), 0))
         else:
+            # the leaning hypothesis's remedy, else the input that would
+            # decide (a category-none fallback finding's)
+            top = (inc.get("differential") or [{}])[0]
             acting = [f for f in inc.get("findings", [])
-                      if f.get("category") == "none" and f.get("remedies")]
+                      if top.get("cause") and not top.get("open") and not top.get("ruled_out")
+                      and f.get("supports") == top["cause"] and not f.get("refutes")
+                      and f.get("category") != "none" and f.get("remedies")]
+            acting += [f for f in inc.get("findings", [])
+                       if f.get("category") == "none" and f.get("remedies")]
         remedies = [r for f in acting[:1] for r in f.get("remedies", [])]
         if remedies:
             ok = ok and k + 1 < len(lines) and \

@@ -78,6 +78,7 @@ static void fixture_report(kg_report *r)
 	f->rule = kg_strdup("fragmentation.reserved-unallocated");
 	f->category = kg_strdup("fragmentation");
 	f->severity = KG_SEV_ERROR;
+	f->supports = "fragmentation";
 	f->title = kg_strdup("Cached memory could have served the request, but not in one block");
 	f->message = kg_strdup("1.41 GiB is reserved by PyTorch but unallocated, more than the "
 			       "16.00 MiB requested, yet no cached block was large enough.");
@@ -96,6 +97,7 @@ static void fixture_report(kg_report *r)
 	f->rule = kg_strdup("parallelism.parallel-trials");
 	f->category = kg_strdup("parallelism");
 	f->severity = KG_SEV_WARNING;
+	f->supports = "parallelism";
 	f->title = kg_strdup("Parallel trials share one device");
 	f->message = kg_strdup("4 parallel trials share one 23.56 GiB GPU: 97% in use.\r\nEach trial needs ~6 GiB.");
 	f->nremedies = 1;

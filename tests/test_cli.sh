@@ -2,10 +2,11 @@
 # Command-line behaviour: exit statuses (DESIGN §1), garbage in (exit 3 with
 # one line naming the file), stdin and gzip giving the same incidents, long
 # lines, NUL bytes, CRLF and invalid UTF-8. Prints TAP.
-# usage: test_cli.sh EXE SOURCE_ROOT
+# usage: test_cli.sh EXE SOURCE_ROOT [FAULTINJ_SO]
 set -u
 exe=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$2
+faultinj=${3:-}  # tests/faultinj.c built as a shared module (LD_PRELOAD)
 . "$(dirname "$0")/tap.sh"
 
 log=$root/testdata/logs/real-mr-0010-rank1-linear.log
@@ -178,6 +179,13 @@ mkdir -p "$tmp/linked/real"; cp "$cfg" "$tmp/linked/real/t.yaml"; ln -s real/t.y
 "$exe" --apply --config "$tmp/linked/l.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
 check "--apply on a symlinked config: still a symlink to the edited target, backup beside the target" \
 	"[ $rc = 0 ] && [ -L $tmp/linked/l.yaml ] && [ \"\$(readlink $tmp/linked/l.yaml)\" = real/t.yaml ] && grep -q '^  test_bs: 64 ' $tmp/linked/real/t.yaml && cmp -s $cfg $tmp/linked/real/t.yaml.orig" "rc=$rc $(grep written $tmp/o)"
+# issue 26: bare CRs as line breaks (libyaml counts CR, LF and CRLF): the
+# patch lands on test_bs's value (the re-parse check refused it before)
+python3 -c 'import sys; t = open(sys.argv[1]).read(); open(sys.argv[2], "w", newline="").write(t.replace("\n", "\r", 3))' "$cfg" "$tmp/cr.yaml"
+python3 -c 'import sys; t = open(sys.argv[1]).read().replace("  test_bs: 128 ", "  test_bs: 64  "); open(sys.argv[2], "w", newline="").write(t.replace("\n", "\r", 3))' "$cfg" "$tmp/cr-want.yaml"
+"$exe" --apply --config "$tmp/cr.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
+check "--apply on a config whose first line breaks are bare CRs patches test_bs in place" \
+	"[ $rc = 0 ] && cmp -s $tmp/cr.yaml $tmp/cr-want.yaml && grep -q 'cr.yaml: written' $tmp/o" "rc=$rc $(grep -a 'cr.yaml' $tmp/o | head -3)"
 cp "$cfg" "$tmp/linked/h1.yaml"; ln "$tmp/linked/h1.yaml" "$tmp/linked/h2.yaml"
 "$exe" --apply --config "$tmp/linked/h1.yaml" "$seed" >/dev/null 2>&1; rc=$?
 check "--apply on a hard-linked config: both names see the edit" \
@@ -211,25 +219,40 @@ cp "$tmp/hf2.yaml" "$tmp/hf2-first.yaml"
 "$exe" --apply --config "$tmp/hf2.yaml" "$tmp/nobanner.log" >"$tmp/o" 2>&1; rc=$?
 check "… and a second --apply, the config now newer than the log, changes nothing and says why" \
 	"[ $rc = 0 ] && cmp -s $tmp/hf2.yaml $tmp/hf2-first.yaml && grep -qF 'hf2.yaml: changed after the log was written, and the log does not print per_device_train_batch_size, gradient_accumulation_steps' $tmp/o && [ ! -e $tmp/hf2.yaml.orig.1 ]" "$(cat $tmp/o)"
-torn=0 leftover=0 lost=0 killed=0
-for i in $(seq 1 40); do
-	mkdir -p "$tmp/kill"; rm -f "$tmp/kill/"*
-	cp "$cfg" "$tmp/kill/k.yaml"
-	"$exe" --apply --config "$tmp/kill/k.yaml" "$seed" >/dev/null 2>&1 &
-	pid=$!
-	sleep "0.0$((i % 10))$((i % 7))"
-	case $((i % 3)) in 0) sig=TERM ;; 1) sig=INT ;; 2) sig=KILL ;; esac
-	kill -s $sig $pid 2>/dev/null && killed=$((killed + 1))
-	wait $pid 2>/dev/null
-	what="$i $sig: $(ls "$tmp/kill" | tr '\n' ' ')"
-	if ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml" && ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml"; then torn=$((torn + 1)); echo "# torn: $what"; fi
-	if cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml" && ! cmp -s "$tmp/kill/k.yaml.orig" "$tmp/want-old.yaml"; then lost=$((lost + 1)); echo "# lost: $what"; fi
-	# SIGKILL cannot be held: only between naming the finished temporary
-	# and renaming it (microseconds) can one stay behind
-	if [ $sig != KILL ] && ls "$tmp/kill" | grep -q kgmem-; then leftover=$((leftover + 1)); echo "# leftover: $what"; fi
+# issue 26: every interruption point, deterministically. The fault shim
+# (tests/faultinj.c) fails, SIGKILLs (before or after the call) or SIGTERMs
+# (held by the apply, delivered at its end) the Nth write, fsync, link and
+# rename of an apply, N = 1, 2, … until an apply makes no Nth call. After
+# each: the config is the old text or the new, never torn; when it is the
+# new, .orig holds the old; a failed call leaves the old text, exit 3 and no
+# temporary; a held SIGTERM leaves no temporary either.
+torn=0 leftover=0 lost=0 badfail=0 points=0 runs=0
+for fn in write fsync link rename; do
+	for act in fail kill killafter term; do
+		for i in $(seq 1 20); do
+			mkdir -p "$tmp/kill"; rm -f "$tmp/kill/"* "$tmp/fired"
+			cp "$cfg" "$tmp/kill/k.yaml"
+			ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+			KGMEM_FAULT="$fn:$i:$act:$tmp/kill" KGMEM_FAULT_LOG="$tmp/fired" LD_PRELOAD="$faultinj" \
+				"$exe" --apply --config "$tmp/kill/k.yaml" "$seed" >/dev/null 2>&1
+			rc=$?
+			runs=$((runs + 1))
+			[ -s "$tmp/fired" ] || break
+			points=$((points + 1))
+			what="$fn #$i $act rc=$rc: $(ls "$tmp/kill" | tr '\n' ' ')"
+			if ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml" && ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml"; then torn=$((torn + 1)); echo "# torn: $what"; fi
+			if cmp -s "$tmp/kill/k.yaml" "$tmp/want-new.yaml" && ! cmp -s "$tmp/kill/k.yaml.orig" "$tmp/want-old.yaml"; then lost=$((lost + 1)); echo "# lost: $what"; fi
+			if [ $act = fail ] && { [ $rc != 3 ] || ! cmp -s "$tmp/kill/k.yaml" "$tmp/want-old.yaml"; }; then badfail=$((badfail + 1)); echo "# failed call not reported or not undone: $what"; fi
+			# SIGKILL cannot be held: only between naming the finished
+			# temporary and renaming it can one stay behind
+			if { [ $act = fail ] || [ $act = term ]; } && ls "$tmp/kill" | grep -q kgmem-; then leftover=$((leftover + 1)); echo "# leftover: $what"; fi
+		done
+	done
 done
-check "kill loop: 40 applies killed (TERM/INT/KILL) at random moments: no torn config, no temporary file, original recoverable" \
-	"[ $torn = 0 ] && [ $leftover = 0 ] && [ $lost = 0 ]" "torn=$torn leftover=$leftover lost=$lost killed=$killed"
+check "every write, fsync, link and rename of an apply failed, killed before and after, or SIGTERMed: no torn config, original recoverable, a failure undone and reported, no temporary" \
+	"[ -n '$faultinj' ] && [ $points -ge 20 ] && [ $torn = 0 ] && [ $leftover = 0 ] && [ $lost = 0 ] && [ $badfail = 0 ]" \
+	"points=$points runs=$runs torn=$torn leftover=$leftover lost=$lost badfail=$badfail"
+echo "# apply interruption points reached: $points in $runs runs"
 rm -rf "$tmp/kill"
 
 # issue 14: --apply writes only configs given with --config. A config the
@@ -261,8 +284,16 @@ check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep
 # --- CI formats on a complete log (seed 004): GitHub workflow commands
 seed4=$root/testdata/logs/seed-004-hpo-parallel.log
 "$exe" --format github --fail-on error "$seed4" >"$tmp/o" 2>&1; rc=$?
-check "--format github on seed 004: ::error for the parallel jobs on line 6, exit 1" \
-	"[ $rc = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=.*parallelism.in-process-jobs.*::' $tmp/o && grep -q '^::notice .*line=6.*fragmentation.minor' $tmp/o" "$(head -c 600 $tmp/o)"
+check "--format github on seed 004: one ::error for the incident on line 6 (parallelism as its verdict, the minor fragmentation as also:), exit 1" \
+	"[ $rc = 1 ] && [ \$(grep -c '^::' $tmp/o) = 1 ] && grep -q '^::error file=.*seed-004-hpo-parallel.log,line=6,title=CUDA out of memory.*\\[parallelism%2C .* confidence\\]::' $tmp/o && grep -q 'also: .*fragmentation.minor' $tmp/o" "$(head -c 600 $tmp/o)"
+# one annotation per incident on a log with several OOMs and several
+# findings each (issue 24: three per OOM before)
+"$exe" --format github "$root/testdata/multi/rotated" >"$tmp/o" 2>&1
+"$exe" --format json "$root/testdata/multi/rotated" >"$tmp/j" 2>&1
+n_inc=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["incidents"]))' "$tmp/j")
+n_find=$(python3 -c 'import json,sys; print(sum(len(i["findings"]) for i in json.load(open(sys.argv[1]))["incidents"]))' "$tmp/j")
+check "--format github: one annotation per incident ($n_inc incidents, $n_find findings)" \
+	"[ $n_find -gt $n_inc ] && [ \$(grep -cE '^::(error|warning) ' $tmp/o) = $n_inc ]" "$(cut -c1-200 $tmp/o)"
 check "github messages carry no raw newline (escaped as %0A)" "! grep -v '^::' $tmp/o | grep -q 'expandable_segments' "
 "$exe" --format sarif "$seed4" | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["runs"][0]["results"]; assert d["version"]=="2.1.0" and any(x["ruleId"]=="parallelism.in-process-jobs" for x in r)' 2>"$tmp/e"
 check "--format sarif on seed 004 names the parallel-jobs rule" "[ $? = 0 ]" "$(cat $tmp/e)"
@@ -428,10 +459,12 @@ else
 fi
 # --- wrapping: to the terminal's width on a terminal, never on a pipe
 # (script(1), from bsdutils, gives the command a terminal 60 columns wide)
+# (named relative to its directory: a long checkout path is one word no
+# width can wrap)
 seed1=$root/testdata/logs/seed-001-rotate-eval.log
-"$exe" --color never "$seed1" >"$tmp/o"
+(cd "$root/testdata/logs" && "$exe" --color never seed-001-rotate-eval.log) >"$tmp/o"
 check "piped, the text report is not wrapped" "awk 'length > 100 { long = 1 } END { exit !long }' $tmp/o"
-if script -qec "stty cols 60; '$exe' --color never '$seed1'" /dev/null >"$tmp/tty" 2>&1; then
+if script -qec "cd '$root/testdata/logs' && stty cols 60; '$exe' --color never seed-001-rotate-eval.log" /dev/null >"$tmp/tty" 2>&1; then
 	tr -d '\r' <"$tmp/tty" >"$tmp/t"
 	check "on a terminal 60 columns wide, no line is wider" \
 		"python3 -c 'import sys; sys.exit(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().splitlines()) > 60)' $tmp/t" "$(head -5 $tmp/t)"
@@ -439,6 +472,31 @@ if script -qec "stty cols 60; '$exe' --color never '$seed1'" /dev/null >"$tmp/tt
 else
 	notok "script(1) gives a terminal" "$(head -3 $tmp/tty)"
 fi
+# --- undetermined says true things (issue 23): a real XPU message with a
+# reserved/allocated breakdown (corpus xpu-0007) and a real 2.x message
+# listing six processes, none named this one (corpus pt2-0049)
+u=$root/testdata/logs/real-xpu-0007-breakdown-undetermined.log
+"$exe" --color never -v "$u" >"$tmp/o"
+check "undetermined: no 'no reserved/allocated breakdown' on a message that has one" \
+	"grep -q 'error\\[undetermined\\]' $tmp/o && ! grep -qi 'no reserved/allocated breakdown' $tmp/o" "$(cat $tmp/o)"
+check "undetermined: it names the breakdown the message holds" \
+	"grep -q 'the message holds: 10.10 GiB allocated by PyTorch, 13.57 GiB reserved' $tmp/o" "$(cat $tmp/o)"
+check "undetermined: line 2 asks for one input, with the command that gets it" \
+	"sed -n 2p $tmp/o | grep -q 'help: Pass the whole log' && sed -n 2p $tmp/o | grep -q 'tee job.log'" "$(head -3 $tmp/o)"
+"$exe" --format json "$u" >"$tmp/j"
+check "undetermined: JSON differential[] lists the open hypotheses with what would decide" \
+	"python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"incidents\"][0]; d=i[\"differential\"]; sys.exit(not (i[\"cause\"] is None and d and all(h[\"open\"] and h[\"to_confirm\"] and h[\"evidence\"] for h in d) and {h[\"cause\"] for h in d} >= {\"capacity\", \"parallelism\"}))' $tmp/j" "$(cat $tmp/j)"
+u=$root/testdata/logs/real-pt2-0049-six-processes-none-named.log
+"$exe" --format json "$u" >"$tmp/j"
+check "six processes, none named this one: the split is unknown, a weak lean, every pid named" \
+	"python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"incidents\"][0]; d=i[\"differential\"]; e=[f for f in i[\"findings\"] if f[\"rule\"] == \"parallelism.listed-split-unknown\"][0][\"evidence\"][0]; sys.exit(not (i[\"cause\"] is None and d[0][\"cause\"] == \"parallelism\" and not d[0][\"open\"] and d[0][\"evidence\"][0][\"strength\"] == \"weak\" and all(p in e for p in (\"899595\", \"1039101\", \"1603024\", \"2007660\", \"785200\", \"795316\"))))' $tmp/j" "$(cat $tmp/j)"
+"$exe" --color never "$root/testdata/logs/real-pt2-0044-container-two-processes.log" >"$tmp/o"
+check "two listed, one holds PyTorch's reserve: it is this process, the other 344 MiB is another" \
+	"grep -q '344.00 MiB other processes' $tmp/o && grep -q '957.27 MiB non-PyTorch (this process)' $tmp/o" "$(cat $tmp/o)"
+"$exe" --color never "$root/testdata/logs/real-mps-0007-cap-within-rounding.log" >"$tmp/o"
+check "MPS cap reached within the printed rounding: alloc-conf, never 'lift the cap' advice at high" \
+	"head -1 $tmp/o | grep -qF 'error[alloc-conf, high]' && ! grep -q 'WATERMARK_RATIO' $tmp/o" "$(cat $tmp/o)"
+
 # --- verdict first: -q one line; --verbose every finding; the summary by cause
 "$exe" -q "$seed1" >"$tmp/o"
 check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q ': error\[eval-blowup, medium\]: ' $tmp/o"
@@ -475,6 +533,28 @@ printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 
 "$exe" "$tmp/eb.log" >"$tmp/o" 2>&1; rc=$?
 check "a 'more than 1EB' request reads 'more than' and is oversize" \
 	"[ $rc = 0 ] && grep -q 'error\[oversize, high\]: .*tried to allocate more than 1073741824.00 GiB' $tmp/o" "$(cat $tmp/o)"
+
+# --- the locale picks the bar's glyphs (issue 24): UTF-8 blocks, else ASCII
+mr10=$root/testdata/logs/real-mr-0010-rank1-linear.log
+seedcfg=$root/testdata/logs/seed-001-rotate-eval-with-config.log
+env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 "$exe" "$seedcfg" >"$tmp/utf8" 2>&1
+check "UTF-8 locale (LANG=C.UTF-8): the budget bar in blocks" \
+	"grep -q '= \[█*▓*▒░╳*\]╳ 140.40 GiB; ╳ 19.99 GiB requested > 17.52 GiB free' $tmp/utf8 && grep -q '█ 105.92 GiB allocated + ▓ 16.03 GiB cached unused' $tmp/utf8" "$(sed -n 3,4p $tmp/utf8)"
+for loc in "LC_ALL=C" "LC_ALL=POSIX" "LANG=C" "LC_CTYPE=en_US.ISO-8859-1" "LANG="; do
+	env -u LC_ALL -u LC_CTYPE -u LANG $loc "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii" 2>&1
+	check "$loc: ASCII bar and glyphs, nothing else changes" \
+		"! LC_ALL=C grep -q '[^ -~]' $tmp/ascii && grep -q '= \[#*%*\*oX*\]X 140.40 GiB; X 19.99 GiB requested > 17.52 GiB free' $tmp/ascii && grep -q '= 140.40 GiB = # 105.92 GiB allocated + % 16.03 GiB cached unused + \* 931.84 MiB non-PyTorch (this process) + o 20.48 MiB other processes + . 17.52 GiB free' $tmp/ascii" "$(LC_ALL=C grep -n '[^ -~]' $tmp/ascii | head -3; sed -n 3,4p $tmp/ascii)"
+done
+LC_ALL=C.UTF-8 "$exe" -v "$seedcfg" "$mr10" | sed 's/█/#/g; s/▓/%/g; s/▒/*/g; s/░/o/g; s/╳/X/g; s/+ · /+ . /g; s/ · / | /g; s/·/./g; s/…/.../g; s/≤/<=/g; s/≥/>=/g; s/≈/~/g; s/×/x/g; s/–/-/g; s/—/--/g; s/→/->/g' >"$tmp/translit"
+LC_ALL=C "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii"
+check "LC_ALL=C differs from the UTF-8 report only by the documented glyphs" "cmp -s $tmp/translit $tmp/ascii" "$(diff $tmp/translit $tmp/ascii | head -5)"
+LC_ALL=C "$exe" calc 2x128x40943x512x4B >"$tmp/o" 2>&1
+check "LC_ALL=C: calc's product in ASCII" "grep -qx '2 x 128 x 40943 x 512 x 4B = 19.99 GiB (21,465,923,584 bytes)' $tmp/o" "$(cat $tmp/o)"
+LC_ALL=C "$exe" --format json -v "$seedcfg" "$mr10" >"$tmp/o" 2>&1
+LC_ALL=C.UTF-8 "$exe" --format json -v "$seedcfg" "$mr10" >"$tmp/o8" 2>&1
+check "LC_ALL=C: JSON keeps its UTF-8 (only text is transliterated)" "cmp -s $tmp/o $tmp/o8 && grep -q '–' $tmp/o"
+LC_ALL=en_US.utf8 LANG=C "$exe" "$seedcfg" >"$tmp/o" 2>&1
+check "LC_ALL wins over LANG; 'utf8' spelling is UTF-8" "grep -q '█' $tmp/o"
 
 echo "1..$n"
 [ $failed = 0 ]

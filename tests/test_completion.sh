@@ -7,7 +7,8 @@
 #  zsh   (_kgmem-diagnose) through compinit on a pseudo-terminal
 #        (tests/zsh_complete.zsh: a Tab per line, compadd's matches caught);
 #  fish  (kgmem-diagnose.fish) through `complete -C`.
-# The cases every shell shares: formats, levels, subcommands, calculators,
+# The cases every shell shares: formats, levels and colours (exactly the
+# values each option's --help entry lists), subcommands, calculators,
 # rule ids for `rules show` and fact names for --set (from a stand-in
 # kgmem-diagnose on PATH, from a failing one, which must give nothing, and
 # from BINARY itself: its `rules list` and `rules facts`), and, for each
@@ -18,6 +19,12 @@ compdir=$(cd "$1" && pwd)
 bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 n=0 fail=0
+# the values each shell must offer: what --help lists (help_values.sh)
+. "$here/help_values.sh"
+main_help=$("$bin" --help) run_help=$("$bin" run --help) snap_help=$("$bin" snapshot --help 2>&1)
+v_format=$(help_values "$main_help" --format) v_fail_on=$(help_values "$main_help" --fail-on)
+v_color=$(help_values "$main_help" --color) v_run_format=$(help_values "$run_help" --format)
+v_run_fail_on=$(help_values "$run_help" --fail-on) v_snap_format=$(help_values "$snap_help" --format)
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
@@ -71,16 +78,16 @@ run_cases() {
 	}
 	expect() { expect_via comp "$mode" "$1" "$2"; }
 	expect "kgmem-diagnose --fo" "--format"
-	expect "kgmem-diagnose --format " "github json jsonl markdown sarif text"
-	expect "kgmem-diagnose snapshot --format " "json text"
+	expect "kgmem-diagnose --format " "$v_format"
+	expect "kgmem-diagnose snapshot --format " "$v_snap_format"
 	expect "kgmem-diagnose --stdin" "--stdin-filename"
 	expect "kgmem-diagnose --lab" "--label"
 	expect "kgmem-diagnose --out" "--output"
 	expect "kgmem-diagnose --verb" "--verbose"
 	expect "kgmem-diagnose -f s" "sarif"
 	expect "kgmem-diagnose --fail-on w" "warning"
-	expect "kgmem-diagnose --fail-on " "error info never warning"
-	expect "kgmem-diagnose --color " "always auto never"
+	expect "kgmem-diagnose --fail-on " "$v_fail_on"
+	expect "kgmem-diagnose --color " "$v_color"
 	expect "kgmem-diagnose --colour a" "always auto"
 	expect "kgmem-diagnose --no-p" "--no-progress"
 	expect "kgmem-diagnose sn" "snapshot"
@@ -150,7 +157,7 @@ opts_rules=$("$bin" rules --help | longs)
 opts_run=$("$bin" run --help | options | longs)
 real_ids=$("$bin" rules list | awk 'NF && $1 !~ /^#/ { print $1 }' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 real_facts=$("$bin" rules facts | awk 'NF { print $1 "=" }' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
-for v in opts_main opts_snapshot opts_calc_expr opts_calc_named opts_explain opts_rules opts_run real_ids real_facts; do
+for v in opts_main opts_snapshot opts_calc_expr opts_calc_named opts_explain opts_rules opts_run real_ids real_facts v_format v_fail_on v_color v_run_format v_run_fail_on v_snap_format; do
 	[[ -n ${!v} && ${!v} != --help ]] || { notok "could not read $v from $bin"; }
 done
 
@@ -158,20 +165,20 @@ done
 # bad, real or -). A LINE ending in "--" compares only the long options
 # offered (not "--" itself nor --colour).
 cases=(
-	"-|kgmem-diagnose --format |github json jsonl markdown sarif text"
+	"-|kgmem-diagnose --format |$v_format"
 	"-|kgmem-diagnose --fo|--format"
 	"-|kgmem-diagnose -f s|sarif"
-	"-|kgmem-diagnose snapshot --format |json text"
-	"-|kgmem-diagnose --fail-on |error info never warning"
-	"-|kgmem-diagnose --color |always auto never"
+	"-|kgmem-diagnose snapshot --format |$v_snap_format"
+	"-|kgmem-diagnose --fail-on |$v_fail_on"
+	"-|kgmem-diagnose --color |$v_color"
 	"-|kgmem-diagnose sn|snapshot"
 	"-|kgmem-diagnose rules |check facts list show"
 	"-|kgmem-diagnose rules sh|show"
 	"-|kgmem-diagnose calc a|activations adam alloc attention"
 	"-|kgmem-diagnose calc k|kv-cache"
 	"-|kgmem-diagnose calc |activations adam alloc attention full-ranking kv-cache logits negatives"
-	"-|kgmem-diagnose run --fail-on |error info never warning"
-	"-|kgmem-diagnose run --format |github json markdown sarif text"
+	"-|kgmem-diagnose run --fail-on |$v_run_fail_on"
+	"-|kgmem-diagnose run --format |$v_run_format"
 	"-|kgmem-diagnose run --snap|--snapshot-on-oom"
 	"-|kgmem-diagnose explain --dtype bf|bfloat16"
 	"stub|kgmem-diagnose rules show frag|fragmentation.reserved-unallocated fragmentation.snapshot-largest-block"

@@ -307,6 +307,17 @@ int main(void)
 	p = c ? kg_patch_make(c, r3, v3, 1, &err) : NULL;
 	TAP_OK(p == NULL && err.line == 4 && strstr(err.msg, "is a mapping"), "mapping refused: %s", err.msg);
 	kg_config_free(c);
+	/* issue 26: a bare CR is a line break to libyaml (the config fuzz
+	 * harness's reproducer, as the issue quotes it): the edit lands on the value of the
+	 * key, not on the next line's ("f: 1" became "f: 14") */
+	c = kg_config_load(CFG("bare-cr-line-break.yaml"), &err);
+	const char *r5[] = {"grad_accum_steps"}, *v5[] = {"8"};
+	p = c ? kg_patch_make(c, r5, v5, 1, &err) : NULL;
+	TAP_OK(p && p->new_len == 28 && !memcmp(p->new_text, "\raccumulation_steps: 8\nf: 1\n", 28),
+	       "bare CR line break: accumulation_steps 4 -> 8 in place, f: 1 untouched (%s)",
+	       p ? "patched" : err.msg);
+	kg_patch_free(p);
+	kg_config_free(c);
 	/* unknown role */
 	c = kg_config_load(CFG("hf-trainer.yaml"), &err);
 	const char *r4[] = {"learning_rate_role"};

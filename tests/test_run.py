@@ -4,7 +4,7 @@ report, NVML evidence (fake libnvidia-ml.so.1), JSON Lines, and the
 --snapshot-on-oom hook (chaining, no-op without torch, a simulated CUDA
 torch that dumps a snapshot). Prints TAP.
 
-usage: test_run.py EXE FAKE_NVML_DIR SOURCE_ROOT
+usage: test_run.py EXE FAKE_NVML_DIR SOURCE_ROOT [FAULTINJ_SO]
 """
 import json
 import re
@@ -18,9 +18,10 @@ import time
 import tty
 
 EXE, NVML_DIR, ROOT = sys.argv[1], sys.argv[2], sys.argv[3]
+FAULTINJ = sys.argv[4] if len(sys.argv) > 4 else ""  # tests/faultinj.c (LD_PRELOAD)
 PY = sys.executable
 TMP = tempfile.mkdtemp(prefix="kg-test-run.")
-OOM_LOG = os.path.join(ROOT, "testdata/logs/real-mr-0010-rank1-linear.log")
+OOM_LOG = os.path.join(os.path.abspath(ROOT), "testdata/logs/real-mr-0010-rank1-linear.log")
 n = 0
 failed = 0
 
@@ -182,6 +183,32 @@ r = run(["--", "sh", "-c", "sleep 30 & echo done"])
 check(r.returncode == 0 and r.stdout == b"done\n" and time.time() - t0 < 20,
       "a background grandchild holding stdout does not delay the exit",
       (r.returncode, time.time() - t0))
+
+# issue 26: output of a process that outlives CMD is passed on (within the
+# 2 s the wrapper waits after CMD exits) and the process is not killed by
+# SIGPIPE
+t0 = time.time()
+r = subprocess.run("'%s' run -- sh -c '(sleep 1; echo late) & echo early; exit 0' | cat" % EXE,
+                   shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, env=env())
+check(r.returncode == 0 and r.stdout == b"early\nlate\n" and time.time() - t0 < 10,
+      "a background process's output after CMD exits is passed on (| cat)", (r.stdout, r.stderr, time.time() - t0))
+late = script("late.sh", '(sleep 1; echo late-err >&2; echo late-out) &\necho early\n')
+r = run(["--", "sh", late])
+check(r.returncode == 0 and r.stdout == b"early\nlate-out\n" and r.stderr == b"late-err\n",
+      "… on both streams, in order", (r.stdout, r.stderr))
+
+# issue 26: a closed stderr (2>&-) does not become the capture file: --log
+# holds each line once
+logc = os.path.join(TMP, "closed-stderr.log")
+for closing, seen, what in (("2>&-", "stdout", "stderr closed (2>&-)"),
+                            ("<&- >&-", "stderr", "stdin and stdout closed")):
+    r = subprocess.run(["sh", "-c", 'exec "$@" ' + closing, "sh", EXE, "run", "--log", logc, "--",
+                        "sh", "-c", "echo to-err >&2; echo to-out"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, env=env())
+    kept = open(logc).read() if os.path.exists(logc) else ""
+    passed = getattr(r, seen) == (b"to-out\n" if seen == "stdout" else b"to-err\n")
+    check(r.returncode == 0 and sorted(kept.splitlines()) == ["to-err", "to-out"] and passed,
+          "run with %s: --log has each line once" % what, (r.returncode, kept, r.stdout, r.stderr))
 
 # --- a terminal: the child gets a pseudo-terminal, bytes unchanged
 ttyprog = script("tty.py", r'''
@@ -425,6 +452,51 @@ try:
 except Exception:
     ok = False
 check(ok, "--label: one JSON line per run, appended, with the labels", lines[:2])
+
+# issue 26: a record is appended whole or not at all: a short write (the
+# disk filling mid-record, by the fault shim) leaves no partial line for the
+# next record to be glued onto
+def faulty(fault, **kw):
+    return env(LD_PRELOAD=FAULTINJ, KGMEM_FAULT=fault,
+               ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":"), **kw)
+spool2 = os.path.join(TMP, "spool2.jsonl")
+run(["--report", spool2, "--label", "rank=0", "--", "sh", oom0])
+r1 = run(["--report", spool2, "--label", "rank=1", "--", "sh", oom0], env=faulty("write:1:short:spool2"))
+run(["--report", spool2, "--label", "rank=2", "--", "sh", oom0])
+lines = open(spool2).read().splitlines()
+try:
+    ranks = [json.loads(x)["run"]["labels"]["rank"] for x in lines]
+except Exception as e:
+    ranks = repr(e)
+check(FAULTINJ and r1.returncode == 3 and b"spool2.jsonl" in r1.stderr and ranks == ["0", "2"],
+      "--label spool: a short write leaves no partial line; the next record is whole",
+      (r1.returncode, r1.stderr[-300:], ranks, [x[:60] for x in lines]))
+
+# issue 26: --report FILE is replaced atomically: a failed write (the
+# fault shim) keeps the previous report whole
+rep3 = os.path.join(TMP, "atomic.json")
+run(["--report", rep3, "--", "sh", oom0])
+before = open(rep3, "rb").read()
+r = run(["--report", rep3, "--", "sh", "-c", "echo no oom here"], env=faulty("write:1:fail:" + TMP))
+after = open(rep3, "rb").read()
+leftover = [x for x in os.listdir(TMP) if x.startswith("atomic.json.")]
+check(FAULTINJ and r.returncode == 3 and after == before and json.loads(after).get("incidents")
+      and not leftover and r.stderr.count(b"atomic.json") == 1,
+      "--report: a failed write keeps the previous report whole, names the file once",
+      (r.returncode, r.stderr[-300:], len(before), len(after), leftover))
+os.chmod(rep3, 0o640)
+r = run(["--report", rep3, "--", "sh", "-c", "echo fine"])
+check(r.returncode == 0 and json.loads(open(rep3).read()).get("incidents") == []
+      and os.stat(rep3).st_mode & 0o777 == 0o640, "--report: replaced whole, keeping its mode",
+      (r.returncode, oct(os.stat(rep3).st_mode)))
+fifo = os.path.join(TMP, "report.fifo")
+os.mkfifo(fifo)
+reader = subprocess.Popen(["timeout", "20", "cat", fifo], stdout=subprocess.PIPE)
+r = run(["--report", fifo, "--", "sh", "-c", "echo fine"])
+got = reader.communicate(timeout=30)[0]
+check(r.returncode == 0 and os.path.exists(fifo) and not os.path.isfile(fifo) and b'"schema"' in got,
+      "--report FIFO: written in place, still a FIFO", (r.returncode, got[:80]))
+
 # --log keeps the output; the report names it
 logf = os.path.join(TMP, "kept.log")
 r = run(["--log", logf, "--report", rep, "--", "sh", oomprog])
@@ -518,6 +590,33 @@ if os.path.exists("/usr/lib/python3/dist-packages/torch/__init__.py") and os.pat
 else:
     print("ok %d - # SKIP python3-torch (Debian, CPU-only) not installed" % (n + 1))
     n += 1
+
+# issue 26: a relative --snapshot-on-oom DIR is the wrapper's DIR even when
+# the program changes directory before its OOM
+relwd = os.path.join(TMP, "relwd")
+os.makedirs(os.path.join(relwd, "elsewhere"))
+train_cd = script("train_cd.py", r'''
+import os, sys, torch
+os.chdir(sys.argv[2])
+if torch.state["observer"]:
+    torch.state["observer"](0, 20971520, 0, 0)
+sys.stderr.write(open(sys.argv[1]).read())
+sys.exit(1)
+''')
+rep4 = os.path.join(TMP, "r4.json")
+r = run(["--snapshot-on-oom", "snaps-rel", "--report", rep4, "--", PY, train_cd, OOM_LOG, "elsewhere"],
+        env=dict(hookenv, PYTHONPATH=fake), cwd=relwd)
+here = os.listdir(os.path.join(relwd, "snaps-rel")) if os.path.isdir(os.path.join(relwd, "snaps-rel")) else []
+d = json.load(open(rep4)) if os.path.exists(rep4) else {}
+kinds = [i.get("kind") for i in d.get("inputs", [])]
+check(len(here) == 1 and kinds.count("snapshot") == 1
+      and d.get("run", {}).get("snapshot_dir") == os.path.join(relwd, "snaps-rel"),
+      "a relative --snapshot-on-oom DIR: the snapshot lands there though the program changed directory, and is read",
+      (here, kinds, d.get("run", {}).get("snapshot_dir"), r.stderr[-300:]))
+# an OOM but no snapshot (not a torch program): said, not silent
+r = run(["--snapshot-on-oom", os.path.join(TMP, "snaps5"), "--", "sh", oom0])
+check(b"--snapshot-on-oom" in r.stderr and b"no snapshot" in r.stderr,
+      "an OOM with --snapshot-on-oom and no snapshot written: said so", r.stderr[-400:])
 
 subprocess.run(["rm", "-rf", TMP])
 print("1..%d" % n)

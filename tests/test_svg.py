@@ -138,6 +138,30 @@ try:
           and len(root.findall('.//' + NS + 'rect[@class="budget-request"]')) == 1
           and 'requested 1.12 GiB > 482.06 MiB free: it does not fit' in texts)
 
+    # one incident's memory over time: a log holding two jobs (the epoch
+    # count starts again after the first one's OOM) or two ranks gives one
+    # chart per OOM, each drawing only the readings that led to it (both
+    # jobs' or both ranks' readings were one curve before, going back and
+    # forth along the x axis)
+    for name, want in (('two-jobs', [(1, '', [5, 5]), (2, '', [3, 3])]),
+                       ('two-ranks', [(2, ', rank 0', [4]), (1, ', rank 1', [3])])):
+        path = os.path.join(tmp, name + '.svg')
+        run('--svg', path, 'testdata/multi/%s.log' % name)
+        root = ET.parse(path).getroot()
+        charts = [g for g in root.iter(NS + 'g') if g.get('class') == 'chart']
+        got = []
+        for g in charts:
+            title = next(g.iter(NS + 'text')).text
+            polys = g.findall(NS + 'polyline[@class="series"]')
+            xs = [[float(p.split(',')[0]) for p in pl.get('points').split()] for pl in polys]
+            marks = [t.text for t in g.iter(NS + 'text') if (t.text or '').startswith('OOM #')]
+            got.append((title, [len(x) for x in xs], all(a < b for x in xs for a, b in zip(x, x[1:])), marks))
+        check('%s: one chart per OOM (%d)' % (name, len(charts)), len(charts) == len(want))
+        for (title, npts, increasing, marks), (oid, rank, wpts) in zip(got, want):
+            check('%s: the chart of OOM #%d holds only its run\'s readings (%s, %s)' % (name, oid, title, npts),
+                  title.endswith('the run that ended in OOM #%d%s' % (oid, rank)) and npts == wpts and increasing
+                  and len(marks) == 1 and marks[0].startswith('OOM #%d,' % oid))
+
     # the write is atomic: unwritable place → exit 3, nothing left behind
     bad = os.path.join(tmp, 'no-such-dir', 'x.svg')
     r = run('--svg', bad, LOG)
@@ -145,7 +169,8 @@ try:
           r.returncode == 3 and 'no-such-dir/x.svg' in r.stderr)
     check('unwritable --svg path: no file', not os.path.exists(os.path.dirname(bad)))
     check('no temporary files left beside the SVGs',
-          sorted(os.listdir(tmp)) == sorted(['snap.svg', 'log.svg', os.path.basename(odd)]))
+          sorted(os.listdir(tmp)) == sorted(['snap.svg', 'log.svg', 'two-jobs.svg', 'two-ranks.svg',
+                                             os.path.basename(odd)]))
 
     rsvg = shutil.which('rsvg-convert')
     for name, svg in (('snapshot', snap_svg), ('log', log_svg)):

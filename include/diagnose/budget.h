@@ -13,8 +13,9 @@
 /* Fills b from facts after kg_facts_derive(): every part in bytes (the
  * printed value's nearest byte), KG_NONE where the facts do not give it.
  * split_uncertain is set when this process's in-use memory is not stated
- * (PyTorch 1.x): unaccounted then holds the CUDA context and other
- * processes together. Never fails. */
+ * (PyTorch 1.x; or 2.x listing several processes, none named this one,
+ * when other_processes is the least the others hold): unaccounted then
+ * holds the CUDA context and other processes together. Never fails. */
 void kg_budget_from_facts(kg_budget *b, const kg_facts *facts);
 
 /* One part of the budget: bytes and what it is ("allocated", "cached

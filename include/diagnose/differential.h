@@ -38,4 +38,11 @@ enum kg_strength kg_strength_find(const char *s);
  * without a hypothesis (cascade, none) are left out. */
 void kg_differential_build(kg_incident *inc);
 
+/* For an undetermined incident: adds f's hypothesis (f->supports, from a
+ * fallback rule that says the message leaves it open) to the end of the
+ * differential as open, with f's title as its evidence (strength none),
+ * unless the differential already holds that cause. Leaves the cause and
+ * confidence alone. No-op when inc has a cause or f supports nothing. */
+void kg_differential_add_open(kg_incident *inc, const kg_finding *f);
+
 #endif

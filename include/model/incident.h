@@ -96,6 +96,9 @@ typedef struct kg_hypothesis {
 	const char *confidence;   /* a word of kg_confidences, or NULL */
 	int score;
 	bool ruled_out;           /* decisive evidence against it */
+	bool open;                /* left open by an undetermined incident: no
+	                             evidence either way; a fallback rule says why
+	                             and to_confirm what would decide */
 	kg_evidence *evidence;
 	size_t nevidence;
 	const char *to_confirm;   /* static text */
@@ -196,6 +199,17 @@ void kg_differential_free(kg_incident *inc);
 /* DIAGNOSIS §5: KG_SEV_ERROR for an OOM that ended the run (kind "oom",
  * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
 enum kg_severity kg_incident_severity(const kg_incident *inc);
+/* The finding that states the incident's cause: of those whose evidence
+ * supports it, the strongest (a decisive closed form before the phase it
+ * happened in: its remedy has the numbers), the first on ties; NULL when
+ * the cause is undetermined or no finding states it. */
+const kg_finding *kg_incident_cause_finding(const kg_incident *inc);
+/* The finding whose first remedy is the report's one action: the cause's
+ * (kg_incident_cause_finding); for an undetermined cause, the leading
+ * hypothesis's finding when it has support and a remedy, else the first
+ * category-none finding with a remedy: the input that would decide
+ * (rules/general.yaml); else NULL. */
+const kg_finding *kg_incident_action_finding(const kg_incident *inc);
 void kg_remedy_free(kg_remedy *r);
 /* The remedy as one instruction a user can act on, the text report's
  * help: line (malloc'd, never NULL): the first sentence of its code (the

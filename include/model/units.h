@@ -45,6 +45,13 @@ int kg_size_parse_str(const char *s, kg_size *out);
  * with two decimals (no TiB: 37252902.99 GiB occurs). Writes at most n
  * bytes (NUL included) and returns buf. */
 char *kg_size_format(int64_t bytes, char *buf, size_t n);
+/* x truncated toward zero to an int64, saturating: INT64_MAX at or above
+ * 2^63, INT64_MIN + 1 at or below -2^63 (never KG_NONE), KG_NONE for NaN.
+ * A double converted to an integer type it does not fit is undefined
+ * behaviour (C11 6.3.1.4; x86-64 gives INT64_MIN, which reads as KG_NONE,
+ * aarch64 saturates): every double-to-int64 conversion of a value read
+ * from input goes through this (issue 26: 10^20 GiB, 10^26 MiB, 1e30). */
+int64_t kg_clamp_i64(double x);
 
 /* True when a and b could be the same quantity given their intervals. */
 bool kg_size_near(kg_size a, kg_size b);

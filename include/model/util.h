@@ -114,6 +114,22 @@ int kg_write_fd(int fd, const void *data, size_t len);
 void kg_signals_hold(sigset_t *old);
 void kg_signals_release(const sigset_t *old);
 
+/* Whether the user's locale has the UTF-8 character set, read as the C
+ * library would choose it (POSIX "Locale" environment variables): the
+ * first non-empty of LC_ALL, LC_CTYPE, LANG names it; its codeset (after
+ * '.', before '@') is UTF-8 when it reads "UTF-8" or "utf8" in any case.
+ * Unset (the POSIX locale), "C", "POSIX" and every other codeset
+ * (ISO-8859-1, …) are not UTF-8. */
+bool kg_locale_utf8(void);
+
+/* Copies s with the reports' own typographic glyphs in ASCII, for a
+ * terminal whose locale is not UTF-8 (kg_locale_utf8): "·" → "|",
+ * "…" → "...", "≤" → "<=", "≥" → ">=", "≈" → "~", "≠" → "!=", "×" → "x",
+ * "–" → "-", "—" → "--", "→" → "->", "−" → "-", "µ" → "u", and the budget
+ * bar's █ ▓ ▒ ░ ╳ → # % * o X. Other bytes (a log's own text) are copied
+ * as they are. malloc'd. */
+char *kg_ascii_glyphs(const char *s);
+
 /* Case-insensitive memmem over [h, h+hn); returns pointer or NULL. */
 const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t nn);
 

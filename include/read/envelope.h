@@ -20,10 +20,16 @@
  *   - Slurm `srun --label`: `<task>: <text>` becomes `[rank<task>]: <text>`.
  *   - UTF-16 LE or BE with a byte order mark: transcoded to UTF-8 first
  *     (unpaired surrogates become U+FFFD).
+ *   - Terminal output hard-wrapped at W columns (a log copied from a
+ *     terminal, or written by a tool that folds long lines): a line exactly
+ *     W columns long and the continuation lines after it are read as one
+ *     line, and as many empty lines follow it as were joined, so every
+ *     later line keeps its line number. Plain text only (no other envelope).
  *
  * Line numbers count the decoded lines: one envelope line gives one text
  * line, except that a JSON message holding several lines gives that many,
- * and the `P` pieces of a CRI line and its `F` piece give one. */
+ * and the `P` pieces of a CRI line and its `F` piece give one (a wrapped
+ * line and its continuations give as many lines as they were). */
 #ifndef KG_ENVELOPE_H
 #define KG_ENVELOPE_H
 
@@ -41,7 +47,28 @@ enum {
 	KG_ENV_SLURM = 8,    /* srun --label */
 	KG_ENV_UTF16LE = 16, /* UTF-16 little endian, BOM FF FE */
 	KG_ENV_UTF16BE = 32, /* UTF-16 big endian, BOM FE FF */
+	KG_ENV_WRAP = 64,    /* hard-wrapped terminal lines; the width W is
+	                        the mask's bits 8 and up (KG_ENV_WRAP_WIDTH) */
 };
+#define KG_ENV_WRAP_WIDTH(mask) ((mask) >> 8)
+
+/* The width (columns) at which the lines s[0..n) (a log's head) were
+ * hard-wrapped, or 0 when they do not look wrapped. Columns count UTF-8
+ * characters, a tab advancing to the next multiple of 8, no trailing CR.
+ * Wrapped means: the longest lines, W ≥ 60 columns long, are at least two
+ * (or one, when W is a common terminal width: 80, 100, 120, 132, 160, 200,
+ * 240); at least half of those followed by a line go on in it
+ * (kg_wrap_continues), one of those ends in a shorter line, and one break
+ * falls inside a word (a letter or digit on both sides). Fixed-width
+ * tables (rows that start with '|', or end and begin with no word split)
+ * and text a writer wrapped at word ends or behind "# " are not. With whole false the last line may be cut and is not read. */
+unsigned kg_wrap_width(const char *s, size_t n, bool whole);
+/* Whether the line s[0..n) can be the continuation of a line a terminal
+ * wrapped: it is not empty and does not start a record of its own (an
+ * indent of two blanks or a tab, a table row '|', an ISO date, a glog
+ * "E1121" prefix, a log level word, "[<digit>" or "[rank", "Traceback",
+ * "During handling"). */
+bool kg_wrap_continues(const char *s, size_t n);
 
 #define KG_ENV_MAX_LINE (4u << 20) /* 4 MiB: a longer envelope line passes
                                       through undecoded */

@@ -48,6 +48,8 @@ typedef struct kg_log_reading {
 	                              by `x / 1024**3` user code) */
 	int64_t step, epoch;       /* from the same line, else KG_NONE */
 	long line;                 /* filled by the caller */
+	int64_t rank;              /* the line's rank prefix ([rankN]:, srun
+	                              --label), filled by the caller; KG_NONE */
 } kg_log_reading;
 
 /* Parses the readings on one line (at most max). Recognised forms:

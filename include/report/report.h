@@ -59,6 +59,8 @@ typedef struct kg_text_style {
 	int width;         /* wrap lines at this many columns (a terminal's
 	                      width), 0 = never wrap */
 	bool diff;         /* --diff / --apply: print the config patches */
+	bool ascii;        /* ASCII bars and glyphs (kg_ascii_glyphs): the
+	                      locale is not UTF-8 (kg_locale_utf8) */
 } kg_text_style;
 
 /* Text report, verdict first (DIAGNOSIS §6). Per incident: line 1

@@ -51,13 +51,24 @@ typedef struct kg_ci_rule {
 	enum kg_severity severity;     /* the rule's declared severity */
 } kg_ci_rule;
 
-/* --format github: one GitHub Actions workflow command per item,
- * `::error file=F,line=N,title=T::MESSAGE` (::warning, ::notice for info),
- * then one `::notice` per input note and a plain summary line. Message and
- * properties escaped as actions/toolkit packages/core/src/command.ts does:
- * data %→%25, CR→%0D, LF→%0A; properties also :→%3A, ,→%2C. The file
- * property is left out for standard input, line when it is not known. */
+/* --format github: one GitHub Actions workflow command per incident,
+ * `::error file=F,line=N,title=T::MESSAGE` (::warning for a retried
+ * allocator failure: the incident's own severity, kg_incident_severity),
+ * then one `::notice` per input note and a plain summary line. T is the
+ * text report's line 1 without its place: the headline and, in brackets,
+ * the verdict; MESSAGE is kg_gh_incident_text. Message and properties
+ * escaped as actions/toolkit packages/core/src/command.ts does: data
+ * %→%25, CR→%0D, LF→%0A; properties also :→%3A, ,→%2C. The file property
+ * is left out for standard input, line when it is not known. */
 void kg_report_github(const kg_report *r, FILE *out);
+
+/* An incident's annotation text, lines separated by '\n': the cause's
+ * finding message (the headline with the message's sizes, then the action
+ * finding's message, when the cause is undetermined), its "= evidence"
+ * lines, "help: REMEDY" for the one action and then every other remedy
+ * for the cause (each title once), and "also: TITLE [RULE]" for each
+ * other finding. malloc'd. */
+char *kg_gh_incident_text(const kg_incident *inc);
 
 /* The escapes above, malloc'd. */
 char *kg_gh_escape_data(const char *s);

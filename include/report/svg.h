@@ -17,12 +17,17 @@
  *    every segment, largest first, width ∝ bytes, blocks in address order
  *    coloured by state (active_allocated, active_pending_free, inactive),
  *    the segments narrower than 2 px summed into one underlined cell;
- *  - per log with memory readings (logfacts.h): each reading kind
- *    (allocated, reserved, max allocated, max reserved; at most 2001
- *    points each, bucket maxima) over steps when every reading has a step,
- *    else over epochs, else over reading number (class "chart"), each OOM
- *    incident of that log marked at its own step or epoch, else halfway
- *    after the last reading before its line.
+ *  - per log with memory readings (logfacts.h), one chart (class "chart")
+ *    per run that printed an OOM of the log, or per run when it has none
+ *    (at most 8, then a "runs-left" line): a run is the readings of one
+ *    rank (the reading's line prefix) from a job's start, a new one
+ *    beginning when the step (or epoch) goes back or after a fatal OOM on
+ *    that rank; an incident belongs to the run open on its rank at its
+ *    line. Each reading kind (allocated, reserved, max allocated, max
+ *    reserved; at most 2001 points each, bucket maxima) over steps when
+ *    every reading of the run has a step, else over epochs, else over
+ *    reading number, the run's OOMs marked at their own step or epoch,
+ *    else halfway after the last reading before their line.
  * A chart draws the device capacity its incidents state (class
  * "capacity"; a snapshot's chart only when an incident of the report on
  * that device states it, and says when none does), one legend entry per

@@ -10,7 +10,7 @@ static int64_t bytes_of(const kg_facts *f, const char *name)
 	const kg_fact *x = kg_facts_get(f, name);
 	if (!x || x->type != KG_FACT_BYTES)
 		return KG_NONE;
-	return x->num < 0 ? 0 : (int64_t)(x->num + 0.5);
+	return x->num < 0 ? 0 : kg_clamp_i64(x->num + 0.5);
 }
 
 void kg_budget_from_facts(kg_budget *b, const kg_facts *f)

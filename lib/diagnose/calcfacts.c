@@ -16,7 +16,7 @@ static int64_t count(const kg_facts *f, const char *name)
 	const kg_fact *x = kg_facts_get(f, name);
 	if (!x || x->type == KG_FACT_STRING || x->num <= 0)
 		return -1;
-	return (int64_t)x->num;
+	return kg_clamp_i64(x->num);
 }
 
 /* dtype bytes from config.precision, 4 ("float32, assumed") otherwise. */
@@ -83,10 +83,10 @@ static void full_ranking(kg_facts *f)
 		 key_of(f, "config.embedding_dim", "embedding dim", dkey, sizeof dkey), width, dname);
 	kg_facts_set_str(f, "calc.full_ranking.formula", formula, "calculated");
 	if ((x = kg_facts_get(f, "oom.free"))) {
-		int64_t budget = (int64_t)x->lo;
+		int64_t budget = kg_clamp_i64(x->lo);
 		const kg_fact *ru = kg_facts_get(f, "oom.reserved_unallocated");
-		if (ru && (int64_t)ru->lo > budget)
-			budget = (int64_t)ru->lo;
+		if (ru && kg_clamp_i64(ru->lo) > budget)
+			budget = kg_clamp_i64(ru->lo);
 		int64_t mb = kg_solve_full_ranking_batch(budget, ent, dim, comp, width, 0);
 		if (mb > 0)
 			kg_facts_set_num(f, "calc.full_ranking.max_batch", KG_FACT_COUNT, (double)mb, "calculated");

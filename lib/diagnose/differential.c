@@ -123,6 +123,24 @@ static const char *confidence(const hyp *x, int rival)
 	return kg_vocab_word(&kg_confidences, c);
 }
 
+void kg_differential_add_open(kg_incident *inc, const kg_finding *f)
+{
+	int c = cause_index(f->supports);
+	if (inc->cause || c < 0 || f->refutes)
+		return;
+	for (size_t i = 0; i < inc->ndifferential; i++)
+		if (!strcmp(inc->differential[i].cause, f->supports))
+			return;
+	inc->differential = kg_realloc(inc->differential,
+				       (inc->ndifferential + 1) * sizeof *inc->differential);
+	kg_hypothesis *h = &inc->differential[inc->ndifferential++];
+	memset(h, 0, sizeof *h);
+	h->cause = kg_vocab_word(&kg_categories, c);
+	h->to_confirm = causes[c].to_confirm;
+	h->open = true;
+	add_ev(h, f->title, f->rule, KG_STRENGTH_NONE, false);
+}
+
 void kg_differential_build(kg_incident *inc)
 {
 	kg_differential_free(inc);

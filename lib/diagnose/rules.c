@@ -971,8 +971,14 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 	/* fallback rules say what is missing when nothing named a cause */
 	if (!inc->cause)
 		for (size_t i = 0; i < rs->n; i++)
-			if (rs->rules[i]->fallback)
+			if (rs->rules[i]->fallback) {
+				size_t before = inc->nfindings;
 				apply_one(rs->rules[i], inc, facts);
+				/* a fallback rule with a hypothesis says the
+				 * message leaves it open */
+				for (size_t k = before; k < inc->nfindings; k++)
+					kg_differential_add_open(inc, &inc->findings[k]);
+			}
 	/* stable insertion sort: the cause's evidence first, then most severe
 	 * first, ties keep rule order */
 	for (size_t i = 1; i < inc->nfindings; i++) {

@@ -1,6 +1,7 @@
 /* facts.c — see include/model/facts.h. */
 #include "model/facts.h"
 #include "model/incident.h"
+#include "model/units.h"
 #include "model/util.h"
 
 #include <ctype.h>
@@ -179,7 +180,10 @@ static const kg_fact_info registry[] = {
 	{"oom.private_pools", B, "memory allocated in private pools (CUDA graphs)"},
 	{"oom.other_allocations", B, "MPS \"other allocations\""},
 	{"oom.other_processes.count", C, "processes other than this one listed as using the device"},
-	{"oom.other_processes.bytes", B, "memory those other processes hold"},
+	{"oom.other_processes.bytes", B, "memory those other processes hold (when oom.self_unknown: at least the listed sum less the largest process that could be this one)"},
+	{"oom.other_processes.pids", S, "the other processes as the message lists them: \"PID (size)\" joined by \", \" (the first 8, then \"and N more\")"},
+	{"oom.processes.listed", S, "every process the message lists (\"Process N has X\"), \"PID (size)\" joined by \", \" (the first 8, then \"and N more\")"},
+	{"oom.self_unknown", C, "the message lists several processes that could each be this one and does not say which (no \"this process has\"): how many; the split between this process and the others is unknown"},
 	{"oom.non_pytorch", B, "derived: total − free − reserved (CUDA context, NCCL, other processes)"},
 	{"oom.outside_process", B, "derived: total − free − process_in_use (held by other processes)"},
 	{"oom.self_non_pytorch", B, "derived: process_in_use − reserved (this process's CUDA context, workspaces)"},
@@ -327,7 +331,7 @@ char *kg_fact_value_format(kg_fact_type type, double num, const char *str, char 
 {
 	switch (type) {
 	case KG_FACT_BYTES:
-		kg_size_format((int64_t)llround(num), buf, n);
+		kg_size_format(kg_clamp_i64(round(num)), buf, n);
 		break;
 	case KG_FACT_COUNT:
 		if (fabs(num) < 1e15 && num == floor(num))
@@ -490,31 +494,66 @@ static void alloc_conf_facts(const char *conf, kg_facts *f, const char *prov)
 	kg_buf_free(&unknown);
 }
 
-/* Index of the listed process that is this one: the one whose in-use
- * memory matches process_in_use, else the smallest one that holds at
- * least what PyTorch reserved (2.2+ lists this process too, as "Process
- * N has X memory in use"). -1 when none can be told. */
-static long self_process(const kg_memory *m)
+/* Which listed process is this one (PyTorch 2.x proc_info,
+ * CUDACachingAllocator.cpp reportProcessMemoryInfo; formats.md §1.2): NVML
+ * lists every compute process on the device, and the one whose pid equals
+ * getpid() is printed "Including non-PyTorch memory, this process has X";
+ * every other is "Process N has X". So when that sentence is there, every
+ * "Process N" is another process, whatever its figure (two ranks of one
+ * job often hold the same amount). Without it (in a container NVML's pid
+ * is the host's) this process is one of the listed: the only one listed,
+ * or the only one holding at least what PyTorch reserved (its in-use
+ * memory includes its reserve). Returns the index, SELF_NONE when no
+ * listed process is this one, or SELF_UNKNOWN when several could be (the
+ * largest is never taken for it: the split is unknown). */
+#define SELF_NONE (-1)
+#define SELF_UNKNOWN (-2)
+static long self_process(const kg_memory *m, size_t *ncand)
 {
-	if (kg_size_known(m->process_in_use)) {
-		for (size_t i = 0; i < m->nprocs; i++)
-			if (kg_size_near(m->procs[i].in_use, m->process_in_use))
-				return (long)i;
-	}
+	*ncand = 0;
+	if (kg_size_known(m->process_in_use) || !m->nprocs)
+		return SELF_NONE;
 	kg_size reserved = m->reserved;
 	if (!kg_size_known(reserved) && kg_size_known(m->allocated) &&
 	    kg_size_known(m->reserved_unallocated))
 		reserved.bytes = reserved.lo = m->allocated.lo + m->reserved_unallocated.lo;
-	if (!kg_size_known(reserved))
-		return m->nprocs == 1 && !kg_size_known(m->process_in_use) ? 0 : -1;
-	long best = -1;
+	long found = SELF_NONE;
 	for (size_t i = 0; i < m->nprocs; i++) {
-		if (m->procs[i].in_use.hi < reserved.lo)
+		if (kg_size_known(reserved) && m->procs[i].in_use.hi < reserved.lo)
 			continue;
-		if (best < 0 || m->procs[i].in_use.bytes < m->procs[best].in_use.bytes)
-			best = (long)i;
+		++*ncand;
+		found = (long)i;
 	}
-	return best;
+	if (*ncand > 1)
+		return SELF_UNKNOWN;
+	return found;
+}
+
+/* "PID (size)" for each listed process but skip, joined by ", "; after
+ * PID_LIST_MAX of them, "and N more". */
+#define PID_LIST_MAX 8
+static char *pid_list(const kg_memory *m, long skip)
+{
+	kg_buf b = {0};
+	size_t shown = 0, total = m->nprocs - (skip >= 0 && (size_t)skip < m->nprocs);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		if ((long)i == skip)
+			continue;
+		char t[32];
+		if (shown == PID_LIST_MAX) {
+			kg_buf_printf(&b, " and %zu more", total - shown);
+			break;
+		}
+		shown++;
+		if (b.len)
+			kg_buf_puts(&b, ", ");
+		if (m->procs[i].pid != KG_NONE)
+			kg_buf_printf(&b, "%lld (%s)", (long long)m->procs[i].pid,
+				      kg_size_format(m->procs[i].in_use.bytes, t, sizeof t));
+		else
+			kg_buf_printf(&b, "? (%s)", kg_size_format(m->procs[i].in_use.bytes, t, sizeof t));
+	}
+	return b.data ? kg_buf_steal(&b) : NULL;
 }
 
 void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *f)
@@ -551,23 +590,79 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 	kg_facts_set_bytes(f, "oom.private_pools", m->private_pools, prov);
 	kg_facts_set_bytes(f, "oom.other_allocations", m->other_allocations, prov);
 
-	long self = self_process(m);
+	size_t ncand = 0;
+	long self = self_process(m, &ncand);
 	if (kg_size_known(m->process_in_use))
 		kg_facts_set_bytes(f, "oom.process_in_use", m->process_in_use, prov);
 	else if (self >= 0)
 		kg_facts_set_bytes(f, "oom.process_in_use", m->procs[self].in_use, prov);
-	if (m->nprocs || kg_size_known(m->process_in_use)) {
+	if (self == SELF_UNKNOWN) {
+		/* one of the candidates is this process: the others hold the
+		 * sum less that one, at least the sum less the largest
+		 * candidate, at most the sum less the smallest */
+		double sum = 0, big = 0, small = -1;
+		size_t n = 0;
+		kg_size reserved = m->reserved;
+		if (!kg_size_known(reserved) && kg_size_known(m->allocated) &&
+		    kg_size_known(m->reserved_unallocated))
+			reserved.lo = m->allocated.lo + m->reserved_unallocated.lo;
+		bool all_known = true;
+		for (size_t i = 0; i < m->nprocs; i++) {
+			if (!kg_size_known(m->procs[i].in_use)) {
+				/* a size that did not parse: unknown, not
+				 * INT64_MIN bytes (issue 26) */
+				all_known = false;
+				n++;
+				continue;
+			}
+			double b = (double)m->procs[i].in_use.bytes;
+			sum += b;
+			n++;
+			if (kg_size_known(reserved) && m->procs[i].in_use.hi < reserved.lo)
+				continue;
+			if (b > big)
+				big = b;
+			if (small < 0 || b < small)
+				small = b;
+		}
+		kg_facts_set_num(f, "oom.self_unknown", KG_FACT_COUNT, (double)ncand, prov);
+		kg_facts_set_num(f, "oom.other_processes.count", KG_FACT_COUNT, (double)(n - 1), prov);
+		if (all_known)
+			kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, sum - big,
+					      sum - big, sum - small, prov);
+		char *pids = pid_list(m, -1);
+		kg_facts_set_str(f, "oom.processes.listed", pids, prov);
+		free(pids);
+	} else if (m->nprocs || kg_size_known(m->process_in_use)) {
 		double n = 0, b = 0, lo = 0, hi = 0;
+		bool all_known = true;
 		for (size_t i = 0; i < m->nprocs; i++) {
 			if ((long)i == self)
 				continue;
 			n++;
+			/* a size that did not parse (out of range: "10^20
+			 * GiB") is unknown, not INT64_MIN bytes */
+			if (!kg_size_known(m->procs[i].in_use)) {
+				all_known = false;
+				continue;
+			}
 			b += (double)m->procs[i].in_use.bytes;
 			lo += (double)m->procs[i].in_use.lo;
 			hi += (double)m->procs[i].in_use.hi;
 		}
 		kg_facts_set_num(f, "oom.other_processes.count", KG_FACT_COUNT, n, prov);
-		kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, b, lo, hi, prov);
+		if (all_known)
+			kg_facts_set_interval(f, "oom.other_processes.bytes", KG_FACT_BYTES, b, lo, hi, prov);
+		if (m->nprocs) {
+			char *pids = pid_list(m, -1);
+			kg_facts_set_str(f, "oom.processes.listed", pids, prov);
+			free(pids);
+		}
+		if (n) {
+			char *pids = pid_list(m, self);
+			kg_facts_set_str(f, "oom.other_processes.pids", pids, prov);
+			free(pids);
+		}
 	}
 
 	if (inc->tensor) {
@@ -714,9 +809,12 @@ void kg_facts_derive(kg_facts *f)
 	put(f, "budget.other_processes", KG_FACT_BYTES, others);
 	put(f, "budget.non_pytorch", KG_FACT_BYTES, clamp0(sub(pin, res)));
 	put(f, "budget.context_or_others", KG_FACT_BYTES, pin.ok ? (num){0} : clamp0(sub(used, res)));
+	/* without process_in_use (1.x; or 2.x listing several processes with
+	 * none named this one) the rest is this process's CUDA context plus
+	 * other processes not counted in listed */
 	put(f, "budget.unaccounted", KG_FACT_BYTES,
 	    pin.ok ? (listed.ok ? clamp0(sub(sub(used, pin), listed)) : (num){0})
-		   : clamp0(sub(used, res)));
+		   : listed.ok ? clamp0(sub(sub(used, res), listed)) : clamp0(sub(used, res)));
 	put(f, "budget.process", KG_FACT_BYTES, pin.ok ? pin : res);
 	num rq = get(f, "oom.requested");
 	put(f, "budget.deficit", KG_FACT_BYTES, sub(rq, fr));

@@ -1,6 +1,7 @@
 /* incident.c — see include/model/incident.h. */
 #include "model/incident.h"
 #include "model/util.h"
+#include "model/vocab.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -47,6 +48,38 @@ void kg_differential_free(kg_incident *inc)
 enum kg_severity kg_incident_severity(const kg_incident *inc)
 {
 	return inc->kind && !strcmp(inc->kind, "oom-warning") ? KG_SEV_WARNING : KG_SEV_ERROR;
+}
+
+const kg_finding *kg_incident_cause_finding(const kg_incident *inc)
+{
+	const kg_finding *best = NULL;
+	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause) &&
+		    (!best || f->strength > best->strength))
+			best = f;
+	}
+	return best;
+}
+
+const kg_finding *kg_incident_action_finding(const kg_incident *inc)
+{
+	if (inc->cause)
+		return kg_incident_cause_finding(inc);
+	const kg_hypothesis *top = inc->ndifferential ? &inc->differential[0] : NULL;
+	for (size_t k = 0; top && !top->open && !top->ruled_out && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->nremedies && f->supports && !f->refutes && !strcmp(f->supports, top->cause) &&
+		    f->category && kg_vocab_index(&kg_categories, f->category) != KG_CATEGORY_NONE)
+			return f;
+	}
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->nremedies && f->category &&
+		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
+			return f;
+	}
+	return NULL;
 }
 
 void kg_memory_free(kg_memory *m)

@@ -131,6 +131,17 @@ int kg_size_parse_str(const char *s, kg_size *out)
 	return 0;
 }
 
+int64_t kg_clamp_i64(double x)
+{
+	if (x != x)
+		return KG_NONE;
+	if (x >= 9223372036854775808.0) /* 2^63 */
+		return INT64_MAX;
+	if (x <= -9223372036854775808.0)
+		return INT64_MIN + 1;
+	return (int64_t)x;
+}
+
 char *kg_size_format(int64_t bytes, char *buf, size_t n)
 {
 	if (bytes == KG_NONE)

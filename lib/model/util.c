@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void vfill(kg_error *err, long line, int64_t off, const char *fmt, va_list ap)
 {
@@ -554,4 +555,54 @@ int kg_write_output(const char *path, const void *data, size_t len, kg_error *er
 	if (close(fd) != 0 && rc == 0)
 		rc = kg_fail(err, "%s: cannot write: %s", path, strerror(errno));
 	return rc;
+}
+
+bool kg_locale_utf8(void)
+{
+	const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	const char *loc = NULL;
+	for (size_t i = 0; i < 3 && !loc; i++) {
+		const char *v = getenv(names[i]);
+		if (v && *v)
+			loc = v;
+	}
+	const char *dot = loc ? strchr(loc, '.') : NULL;
+	if (!dot)
+		return false;
+	size_t n = strcspn(dot + 1, "@");
+	return (n == 5 && !strncasecmp(dot + 1, "utf-8", 5)) || (n == 4 && !strncasecmp(dot + 1, "utf8", 4));
+}
+
+static const struct {
+	const char *glyph, *ascii;
+} ascii_glyphs[] = {
+	{"█", "#"}, {"▓", "%"}, {"▒", "*"}, {"░", "o"}, {"╳", "X"}, {"·", "|"},
+	{"…", "..."}, {"≤", "<="}, {"≥", ">="}, {"≈", "~"}, {"≠", "!="}, {"×", "x"},
+	{"–", "-"}, {"—", "--"}, {"→", "->"}, {"−", "-"}, {"µ", "u"},
+};
+
+char *kg_ascii_glyphs(const char *s)
+{
+	kg_buf b = {0};
+	kg_buf_puts(&b, "");
+	while (*s) {
+		if ((unsigned char)*s < 0x80) {
+			size_t k = 0;
+			while (s[k] && (unsigned char)s[k] < 0x80)
+				k++;
+			kg_buf_append(&b, s, k);
+			s += k;
+			continue;
+		}
+		size_t i = 0, nglyph = sizeof ascii_glyphs / sizeof *ascii_glyphs;
+		while (i < nglyph && strncmp(s, ascii_glyphs[i].glyph, strlen(ascii_glyphs[i].glyph)))
+			i++;
+		if (i < nglyph) {
+			kg_buf_puts(&b, ascii_glyphs[i].ascii);
+			s += strlen(ascii_glyphs[i].glyph);
+		} else {
+			kg_buf_putc(&b, *s++);
+		}
+	}
+	return kg_buf_steal(&b);
 }

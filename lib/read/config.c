@@ -58,6 +58,25 @@ typedef struct ydoc {
 	size_t nlines;
 } ydoc;
 
+/* Length of the line break at text[i] as libyaml counts lines (YAML 1.1,
+ * scanner.c SKIP_LINE and IS_BREAK): CR LF as one, else CR, LF, NEL
+ * (U+0085), LS (U+2028) or PS (U+2029); 0 when text[i] starts none. A bare
+ * CR is a line break to libyaml: counting '\n' alone put a mark's line one
+ * off and a patch on the wrong line (issue 26). */
+static size_t break_len(const char *text, size_t len, size_t i)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	if (t[i] == '\n')
+		return 1;
+	if (t[i] == '\r')
+		return i + 1 < len && t[i + 1] == '\n' ? 2 : 1;
+	if (t[i] == 0xC2 && i + 1 < len && t[i + 1] == 0x85)
+		return 2;
+	if (t[i] == 0xE2 && i + 2 < len && t[i + 1] == 0x80 && (t[i + 2] == 0xA8 || t[i + 2] == 0xA9))
+		return 3;
+	return 0;
+}
+
 /* libyaml's scanner is quadratic in flow nesting ("[[[[…"): a config
  * nested deeper than any real one is refused before it is parsed, in one
  * linear pass (brackets inside quotes and comments do not count). */
@@ -71,9 +90,11 @@ static int flow_depth_check(const char *text, size_t len, kg_error *err)
 	bool comment = false;
 	for (size_t i = 0; i < len; i++) {
 		char ch = text[i];
-		if (ch == '\n') {
+		size_t br = break_len(text, len, i);
+		if (br) {
 			line++;
 			comment = false;
+			i += br - 1;
 			continue;
 		}
 		if (comment)
@@ -117,15 +138,23 @@ static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 		return -1;
 	}
 	yaml_parser_delete(&p);
+	/* line starts where libyaml's marks count lines (break_len) */
 	size_t nl = 1;
-	for (size_t i = 0; i < len; i++)
-		nl += text[i] == '\n';
+	for (size_t i = 0; i < len; i++) {
+		size_t br = break_len(text, len, i);
+		nl += br > 0;
+		i += br ? br - 1 : 0;
+	}
 	d->line_start = kg_malloc(nl * sizeof(size_t));
 	d->line_start[0] = 0;
 	d->nlines = 1;
-	for (size_t i = 0; i < len; i++)
-		if (text[i] == '\n')
+	for (size_t i = 0; i < len; i++) {
+		size_t br = break_len(text, len, i);
+		if (br) {
+			i += br - 1;
 			d->line_start[d->nlines++] = i + 1;
+		}
+	}
 	return 0;
 }
 
@@ -141,7 +170,7 @@ static size_t mark_offset(const ydoc *d, yaml_mark_t m)
 	if (m.line >= d->nlines)
 		return d->len;
 	size_t o = d->line_start[m.line];
-	for (size_t col = 0; col < m.column && o < d->len && d->text[o] != '\n'; col++) {
+	for (size_t col = 0; col < m.column && o < d->len && !break_len(d->text, d->len, o); col++) {
 		o++;
 		while (o < d->len && ((unsigned char)d->text[o] & 0xC0) == 0x80)
 			o++;

@@ -12,6 +12,11 @@
  *     (systemd journal export formats: MESSAGE may be an array of bytes).
  *   srun(1) --label: each line prefixed with the task number and ": ".
  *   UTF-16 (RFC 2781) with a byte order mark, as PowerShell's `>` writes.
+ *   Hard-wrapped terminal text: a terminal (xterm, tmux, a notebook's
+ *     output pane) breaks a line longer than its width W at exactly W
+ *     columns and goes on at column 0 of the next row, mid-word; copying
+ *     the screen keeps the break (issue 24: XLA/BFC lines of 200 columns
+ *     and more, JAX's "from devic\ne: CUDA_ERROR_OUT_OF_MEMORY").
  */
 #include "read/envelope.h"
 
@@ -44,6 +49,11 @@ struct kg_envelope {
 	char (*times)[40];
 	long lines_out;        /* decoded lines so far */
 	char cur_time[40];     /* the time of the line being decoded */
+	/* hard-wrapped text (KG_ENV_WRAP) */
+	unsigned wrap_w;       /* the width */
+	kg_buf wrap;           /* the line being joined */
+	size_t wrap_parts;     /* physical lines in it (0: none pending) */
+	bool wrap_more;        /* its last part was W columns: it may go on */
 };
 
 static bool isdig(char c) { return c >= '0' && c <= '9'; }
@@ -495,6 +505,113 @@ static unsigned sniff_lines(const char *p, size_t n, bool whole)
 	return mask;
 }
 
+/* ------------------------------------------------------ hard-wrapped text */
+
+/* Columns of s[0..n) on a terminal (no trailing CR). */
+static unsigned columns(const char *s, size_t n)
+{
+	if (n && s[n - 1] == '\r')
+		n--;
+	unsigned c = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)s[i];
+		if (b == '\t')
+			c = (c / 8 + 1) * 8;
+		else if ((b & 0xC0) != 0x80)
+			c++;
+	}
+	return c;
+}
+
+static bool starts_word(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	return n >= k && !memcmp(s, w, k);
+}
+
+bool kg_wrap_continues(const char *s, size_t n)
+{
+	static const char *const levels[] = {"DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"};
+	if (n && s[n - 1] == '\r')
+		n--;
+	if (!n || s[0] == '\t' || s[0] == '|' || (s[0] == ' ' && (n < 2 || s[1] == ' ' || s[1] == '\t')))
+		return false;
+	if (ndigits(s, n, 0) == 4 && n > 7 && s[4] == '-' && ndigits(s, n, 5) == 2)
+		return false; /* 2024-11-20 … */
+	if (n > 5 && strchr("IWEF", s[0]) && ndigits(s, n, 1) == 4)
+		return false; /* glog E1121 */
+	if (s[0] == '[' && n > 1 && (isdig(s[1]) || starts_word(s + 1, n - 1, "rank")))
+		return false;
+	if (starts_word(s, n, "Traceback (") || starts_word(s, n, "During handling"))
+		return false;
+	for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
+		size_t k = strlen(levels[i]);
+		if (n > k && starts_word(s, n, levels[i]) && strchr(" :]", s[k]))
+			return false;
+	}
+	return true;
+}
+
+#define WRAP_LINES 4096 /* lines of the head measured */
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isdig(c) || c == '_';
+}
+
+unsigned kg_wrap_width(const char *p, size_t n, bool whole)
+{
+	static const unsigned common[] = {80, 100, 120, 132, 160, 200, 240};
+	unsigned *cols = kg_malloc(WRAP_LINES * sizeof *cols);
+	size_t *at = kg_malloc(WRAP_LINES * sizeof *at), *len = kg_malloc(WRAP_LINES * sizeof *len);
+	size_t nl = 0, pos = 0;
+	unsigned max = 0;
+	while (pos < n && nl < WRAP_LINES) {
+		const char *e = memchr(p + pos, '\n', n - pos);
+		if (!e && !whole)
+			break;
+		size_t end = e ? (size_t)(e - p) : n;
+		at[nl] = pos;
+		len[nl] = end - pos;
+		cols[nl] = columns(p + pos, end - pos);
+		if (cols[nl] > max)
+			max = cols[nl];
+		nl++;
+		pos = end + 1;
+	}
+	/* the longest lines, those of them followed by a line, by a line that
+	 * continues them, by a shorter one that ends the wrapped line, and
+	 * breaks inside a word (a letter or digit on both sides: a terminal
+	 * breaks at the width, a writer at a word's end, before "# " in a
+	 * comment) */
+	size_t longest = 0, followed = 0, continued = 0, ended = 0, midword = 0;
+	for (size_t i = 0; i < nl; i++) {
+		if (cols[i] != max)
+			continue;
+		longest++;
+		if (i + 1 >= nl || columns(p + at[i + 1], len[i + 1]) == 0)
+			continue;
+		followed++;
+		const char *a = p + at[i], *b = p + at[i + 1];
+		size_t la = len[i] && a[len[i] - 1] == '\r' ? len[i] - 1 : len[i];
+		if (!kg_wrap_continues(b, len[i + 1]))
+			continue;
+		continued++;
+		ended += cols[i + 1] < max;
+		midword += la && word_char(a[la - 1]) && word_char(b[0]);
+	}
+	bool usual = false;
+	for (size_t i = 0; i < sizeof common / sizeof *common; i++)
+		usual = usual || common[i] == max;
+	free(cols);
+	free(at);
+	free(len);
+	if (max < 60 || max > 4096 || !ended || !midword || continued * 2 < followed ||
+	    (longest < 2 && !usual))
+		return 0;
+	return max;
+}
+
 unsigned kg_envelope_sniff(const kg_source *src)
 {
 	const unsigned char *p = src->head;
@@ -520,11 +637,23 @@ unsigned kg_envelope_sniff(const kg_source *src)
 			break;
 		pos = (size_t)(nl - p) + 1;
 	}
-	return maybe ? sniff_lines((const char *)p, n, whole) : 0;
+	unsigned mask = maybe ? sniff_lines((const char *)p, n, whole) : 0;
+	if (!mask) {
+		unsigned w = kg_wrap_width((const char *)p, n, whole);
+		if (w)
+			mask = KG_ENV_WRAP | w << 8;
+	}
+	return mask;
 }
 
 const char *kg_envelope_name(unsigned mask)
 {
+	if (mask & KG_ENV_WRAP) {
+		static char name[96];
+		snprintf(name, sizeof name, "terminal text hard-wrapped at %u columns (wrapped lines joined)",
+			 KG_ENV_WRAP_WIDTH(mask));
+		return name;
+	}
 	if (mask & (KG_ENV_UTF16LE | KG_ENV_UTF16BE))
 		return mask & KG_ENV_UTF16LE ? "UTF-16 LE text" : "UTF-16 BE text";
 	if (mask & KG_ENV_CRI)
@@ -544,6 +673,7 @@ kg_envelope *kg_envelope_new(unsigned mask)
 {
 	kg_envelope *env = kg_calloc(1, sizeof *env);
 	env->mask = mask;
+	env->wrap_w = mask & KG_ENV_WRAP ? KG_ENV_WRAP_WIDTH(mask) : 0;
 	env->tmp = kg_malloc(READ_CHUNK);
 	env->times = kg_calloc(KG_ENV_TIME_LINES, sizeof *env->times);
 	return env;
@@ -556,6 +686,7 @@ void kg_envelope_free(kg_envelope *env)
 	kg_buf_free(&env->raw);
 	kg_buf_free(&env->out);
 	kg_buf_free(&env->part);
+	kg_buf_free(&env->wrap);
 	free(env->tmp);
 	free(env->times);
 	free(env);
@@ -601,9 +732,45 @@ static void stamp(kg_envelope *env, size_t from, const char *t)
 	}
 }
 
+/* Hands out the line being joined: its text, then one empty line for each
+ * physical line joined to it, so later lines keep their numbers. */
+static void wrap_flush(kg_envelope *env)
+{
+	if (!env->wrap_parts)
+		return;
+	size_t from = env->out.len;
+	kg_buf_append(&env->out, env->wrap.data ? env->wrap.data : "", env->wrap.len);
+	for (size_t i = 0; i < env->wrap_parts; i++)
+		kg_buf_putc(&env->out, '\n');
+	stamp(env, from, "");
+	kg_buf_reset(&env->wrap);
+	env->wrap_parts = 0;
+	env->wrap_more = false;
+}
+
+/* One physical line of hard-wrapped text: joined to the pending line when
+ * that one filled the width and this one continues it. */
+static void wrap_line(kg_envelope *env, const char *s, size_t n)
+{
+	if (n && s[n - 1] == '\r')
+		n--;
+	if (env->wrap_parts && !(env->wrap_more && kg_wrap_continues(s, n) &&
+				 env->wrap.len + n <= KG_ENV_MAX_LINE))
+		wrap_flush(env);
+	kg_buf_append(&env->wrap, s, n);
+	env->wrap_parts++;
+	env->wrap_more = columns(s, n) == env->wrap_w;
+	if (!env->wrap_more)
+		wrap_flush(env);
+}
+
 static void one_line(kg_envelope *env, const char *s, size_t n)
 {
 	bool partial = false;
+	if (env->wrap_w) {
+		wrap_line(env, s, n);
+		return;
+	}
 	size_t k, from = env->out.len;
 	if ((env->mask & KG_ENV_CRI) && n && isdig(s[0]) && (k = cri_prefix(s, n, &partial)) != 0) {
 		size_t room = env->part.len < KG_ENV_MAX_LINE ? KG_ENV_MAX_LINE - env->part.len : 0;
@@ -654,6 +821,7 @@ static void process_raw(kg_envelope *env, bool final)
 			} else if (avail > KG_ENV_MAX_LINE || env->passthrough) {
 				/* too long to decode: its bytes pass through as text */
 				flush_part(env);
+				wrap_flush(env);
 				kg_buf_append(&env->out, s, avail);
 				env->raw_pos = env->raw.len;
 				env->passthrough = true;
@@ -671,8 +839,10 @@ static void process_raw(kg_envelope *env, bool final)
 		}
 		env->raw_pos += len + 1;
 	}
-	if (final)
+	if (final) {
 		flush_part(env);
+		wrap_flush(env);
+	}
 	/* keep only the unprocessed tail */
 	if (env->raw_pos) {
 		memmove(env->raw.data, env->raw.data + env->raw_pos, env->raw.len - env->raw_pos);

@@ -119,6 +119,7 @@ static size_t add_reading(kg_log_reading *out, size_t k, size_t max, kg_reading_
 	out[k].value = v;
 	out[k].step = out[k].epoch = KG_NONE;
 	out[k].line = 0;
+	out[k].rank = KG_NONE;
 	return k + 1;
 }
 

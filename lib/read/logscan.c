@@ -1085,8 +1085,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 		size_t k = kg_parse_readings(s, n, rdg, 8);
 		if (k)
 			resolve_context(sc, false);
-		for (size_t i = 0; i < k; i++)
+		for (size_t i = 0; i < k; i++) {
+			rdg[i].rank = L->rank;
 			kg_log_facts_add_reading(sc->lf, &rdg[i], sc->step, sc->epoch, L->lineno);
+		}
 	}
 	if (!in_tb && n && (cls & A_CTX)) {
 		char *var, *val;

@@ -28,6 +28,16 @@
  *                       cuDNN ALLOC_FAILED text, "Unable to find a valid cuDNN
  *                       algorithm" (oom-suspected), XLA:TPU memory spaces,
  *                       accelerate find_executable_batch_size
+ *   issue 24            CuPy OutOfMemoryError (cupy/cuda/memory.pyx),
+ *                       PaddlePaddle ResourceExhaustedError (paddle memory/
+ *                       allocation/cuda_allocator.cc), ONNX Runtime BFCArena
+ *                       (core/framework/bfc_arena.cc), MXNet pooled storage
+ *                       manager cudaMalloc, CUDA/HIP runtime error names
+ *                       (cudaErrorMemoryAllocation, hipErrorOutOfMemory),
+ *                       Level Zero / Unified Runtime OUT_OF_DEVICE_MEMORY,
+ *                       TensorFlow eager "failed to allocate memory", vLLM's
+ *                       KV cache checks; the texts and the threads they come
+ *                       from are in tests/oom/issue24.test
  */
 #include "read/oom.h"
 #include "model/units.h"
@@ -47,6 +57,8 @@
  * number cut before its unit is never read as bytes. */
 #define SZ "(\\d+(?:\\.\\d+)?\\s?(?:bytes|[KMGTP]i?B|[KMGTP]\\b|B\\b))"
 #define DEVP "(CUDA|HIP|XPU|NPU|MLU|MUSA|DPCPP)"
+/* PaddlePaddle's string::HumanReadableSize: "%f" and B, kB, MB, GB, … */
+#define PSZ "(\\d+(?:\\.\\d+)?(?:[kKMGTP]B|B))"
 
 enum rx_id {
 	/* locators */
@@ -56,7 +68,8 @@ enum rx_id {
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
 	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE,
-	RX_ACCEL_BATCH,
+	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
+	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
 	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
@@ -166,6 +179,57 @@ static const char *const rx_src[NRX] = {
 	 * on every OOM down to zero */
 	[RX_ACCEL_BATCH] =
 		"No\\s+executable\\s+batch\\s+size\\s+found,?\\s+reached\\s+zero\\.?",
+
+	/* CuPy memory.pyx OutOfMemoryError: 'Out of memory allocating {:,}
+	 * bytes (allocated so far: {:,} bytes[, limit set to: {:,} bytes]).'
+	 * The request is comma-grouped (JAX prints the same words with a bare
+	 * integer), or followed by the "allocated so far" clause. */
+	[RX_CUPY] =
+		"Out\\s+of\\s+memory\\s+allocating\\s+(\\d{1,3}(?:,\\d{3})+|\\d+(?=\\s+bytes\\s+\\(allocated))\\s+bytes"
+		"(?:\\s+\\(allocated\\s+so\\s+far:\\s+[\\d,]+\\s+bytes(?:,\\s+limit\\s+set\\s+to:\\s+([\\d,]+)\\s+bytes)?\\)\\.?)?",
+	/* CuPy before v4 (cupy PR #314): "out of memory to allocate N bytes
+	 * (total N bytes)" */
+	[RX_CUPY_OLD] =
+		"out\\s+of\\s+memory\\s+to\\s+allocate\\s+(\\d+)\\s+bytes(?:\\s+\\(total\\s+\\d+\\s+bytes\\))?",
+	/* PaddlePaddle cuda_allocator.cc: sizes by string::HumanReadableSize
+	 * ("98.000244MB", "39.250000kB", "0.000000B", powers of 1024); the
+	 * "has been allocated" clause is absent in older releases */
+	[RX_PADDLE] =
+		"Out\\s+of\\s+memory\\s+error\\s+on\\s+GPU\\s+(\\d+)\\.\\s+Cannot\\s+allocate\\s+" PSZ
+		"\\s+memory\\s+on\\s+GPU\\s+\\d+,\\s+(?:" PSZ "\\s+memory\\s+has\\s+been\\s+allocated\\s+and\\s+)?"
+		"available\\s+memory\\s+is\\s+only\\s+" PSZ "\\.?",
+	/* onnxruntime core/framework/bfc_arena.cc (the CUDA and the CPU arena) */
+	[RX_ORT_ARENA] =
+		"Failed\\s+to\\s+allocate\\s+memory\\s+for\\s+requested\\s+buffer\\s+of\\s+size\\s+(\\d+)",
+	/* MXNet src/storage/pooled_storage_manager.h */
+	[RX_MXNET] = "cudaMalloc\\s+(retry\\s+)?failed:\\s+out\\s+of\\s+memory",
+	/* the runtime's own error names: cudaGetErrorName / hipGetErrorName
+	 * (CuPy's CUDARuntimeError, ROCm builds of PyTorch, HIP programs) */
+	[RX_ERRNAME] =
+		"\\b(?:(cudaErrorMemoryAllocation)|(hipErrorOutOfMemory))\\b'?(?:\\s*[(:,]\\s*(?:\\d+\\)\\s*)?out\\s+of\\s+memory\\)?)?",
+	/* Level Zero and SYCL Unified Runtime (Intel GPUs: PyTorch XPU, IPEX,
+	 * oneAPI programs): "Native API returns: -N (UR_RESULT_ERROR_…)" */
+	[RX_L0] = "\\b(?:UR_RESULT|ZE_RESULT)_ERROR_OUT_OF_DEVICE_MEMORY\\b\\)?",
+	/* TensorFlow 2 eager: an op's output could not be allocated */
+	[RX_TF_EAGER] =
+		"(?:ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource\\s+exhausted):\\s+failed\\s+to\\s+allocate"
+		"\\s+memory(?:\\s+\\[Op:(\\w+)\\])?",
+	/* vLLM worker/kv_cache_utils: the memory left after the model and the
+	 * profiled activations holds no KV-cache block. The exception line
+	 * only ("ValueError: "), not the raise statement a traceback quotes. */
+	[RX_VLLM_KV] =
+		"ValueError:\\s+No\\s+available\\s+memory\\s+for\\s+the\\s+cache\\s+blocks\\.?"
+		"(?:\\s+Try\\s+increasing\\s+`gpu_memory_utilization`\\s+when\\s+initializing\\s+the\\s+engine\\.)?",
+
+	/* vLLM (worker.py, kv_cache_utils.py): the KV cache that fits in the
+	 * memory left holds fewer tokens than one sequence of max_model_len.
+	 * The raise statement a traceback quotes has {max_model_len}, not a
+	 * number, so only the message matches. */
+	[RX_VLLM_SEQ] =
+		"The\\s+model's\\s+max\\s+seq\\s+len\\s+\\((\\d+)\\)\\s+is\\s+larger\\s+than\\s+the\\s+maximum"
+		"\\s+number\\s+of\\s+tokens\\s+that\\s+can\\s+be\\s+stored\\s+in\\s+KV\\s+cache\\s+\\((\\d+)\\)\\.?"
+		"(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing\\s+`?max_model_len`?"
+		"\\s+when\\s+initializing\\s+the\\s+engine\\.)?",
 
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
@@ -300,7 +364,8 @@ static const char *const triggers[] = {
 	"ncclUnhandledCudaError", "failed to create cublas handle",
 	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
 	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
-	"No executable batch size",
+	"No executable batch size", "OutOfMemory", "MemoryAllocation",
+	"OUT_OF_DEVICE_MEMORY", "No available memory", "stored in KV cache",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
@@ -1247,6 +1312,117 @@ static bool g_accel_batch(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+/* ---- issue 24: CuPy, PaddlePaddle, ONNX Runtime, MXNet, runtime error
+ * names, Level Zero, TensorFlow eager, vLLM -------------------------- */
+
+/* A "{:,}"-grouped integer ("25,600,000") from a capture, or KG_NONE. */
+static int64_t cap_grouped(const ctx *c, const match *m, int g)
+{
+	if (!set(m, g))
+		return KG_NONE;
+	int64_t v = 0;
+	size_t digits = 0;
+	for (size_t i = m->v[2 * g]; i < m->v[2 * g + 1]; i++) {
+		if (c->s[i] == ',')
+			continue;
+		if (c->s[i] < '0' || c->s[i] > '9' || v > (INT64_MAX - 9) / 10)
+			return KG_NONE;
+		v = v * 10 + (c->s[i] - '0');
+		digits++;
+	}
+	return digits ? v : KG_NONE;
+}
+
+static bool g_cupy(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUPY), KG_FRAMEWORK_WORD(CUPY), KG_DEVICE_WORD(CUDA));
+	int64_t req = cap_grouped(c, h, 1), limit = cap_grouped(c, h, 2);
+	o->mem.requested = req == KG_NONE ? kg_size_none() : kg_size_exact(req);
+	/* "allocated so far" is the pool's total, with or without the request
+	 * depending on the release: not read as a budget part */
+	if (limit != KG_NONE)
+		o->mem.allowed = kg_size_exact(limit); /* MemoryPool.set_limit */
+	return done(o, h, mend(h));
+}
+
+static bool g_cupy_old(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUPY), KG_FRAMEWORK_WORD(CUPY), KG_DEVICE_WORD(CUDA));
+	o->mem.requested = cap_bytes(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_paddle(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(PADDLE), KG_FRAMEWORK_WORD(PADDLE), KG_DEVICE_WORD(CUDA));
+	o->device_index = cap_int(c, h, 1);
+	o->mem.requested = cap_size(c, h, 2);
+	/* group 3, "N memory has been allocated", is total − available in
+	 * cuda_allocator.cc but the allocator's own count elsewhere: not read */
+	o->mem.free = cap_size(c, h, 4);
+	return done(o, h, mend(h));
+}
+
+static bool g_ort_arena(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	/* the same arena serves the CPU: a device only when the text names CUDA */
+	bool cuda = window_has(c, "CUDA") || window_has(c, "Cuda") || window_has(c, "cuda");
+	ident(o, KG_FAMILY_WORD(ONNXRUNTIME), KG_FRAMEWORK_WORD(ONNXRUNTIME), cuda ? KG_DEVICE_WORD(CUDA) : NULL);
+	o->mem.requested = cap_bytes(c, h, 1);
+	return done(o, h, mend(h));
+}
+
+static bool g_mxnet(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(CUDA_RUNTIME),
+	      window_has(c, "mxnet") || window_has(c, "MXNet") || window_has(c, "pooled_storage_manager")
+		      ? KG_FRAMEWORK_WORD(MXNET) : framework_cue(c, NULL),
+	      KG_DEVICE_WORD(CUDA));
+	return done(o, h, mend(h));
+}
+
+static bool g_errname(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	bool hip = set(h, 2);
+	ident(o, KG_FAMILY_WORD(CUDA_RUNTIME),
+	      window_has(c, "cupy") ? KG_FRAMEWORK_WORD(CUPY)
+	      : window_has(c, "torch") || window_has(c, "RuntimeError") ? KG_FRAMEWORK_WORD(PYTORCH)
+	      : framework_cue(c, NULL),
+	      hip ? KG_DEVICE_WORD(HIP) : KG_DEVICE_WORD(CUDA));
+	o->status = kg_strndup(c->s + h->v[hip ? 4 : 2], h->v[hip ? 5 : 3] - h->v[hip ? 4 : 2]);
+	return done(o, h, mend(h));
+}
+
+static bool g_l0(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), window_has(c, "torch") ? KG_FRAMEWORK_WORD(PYTORCH) : NULL,
+	      KG_DEVICE_WORD(XPU));
+	size_t n = strcspn(c->s + mstart(h), ")");
+	o->status = kg_strndup(c->s + mstart(h), n < mend(h) - mstart(h) ? n : mend(h) - mstart(h));
+	return done(o, h, mend(h));
+}
+
+static bool g_tf_eager(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(TENSORFLOW), framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)), NULL);
+	return done(o, h, mend(h));
+}
+
+static bool g_vllm_kv(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(VLLM), NULL);
+	return done(o, h, mend(h));
+}
+
 /* ---- dispatch -------------------------------------------------------- */
 
 typedef struct grammar {
@@ -1270,6 +1446,9 @@ static const grammar grammars[] = {
 	{RX_TF_BFC, {"ran out of memory"}, g_tf_bfc},
 	{RX_TF_EIGEN, {"ran out of memory"}, g_tf_eigen},
 	{RX_TF_LIMIT, {"exceeds the memory limit"}, g_tf_limit},
+	{RX_CUPY, {"Out of memory allocating"}, g_cupy},
+	{RX_CUPY_OLD, {"out of memory to allocate"}, g_cupy_old},
+	{RX_PADDLE, {"Out of memory error on GPU"}, g_paddle},
 	{RX_JAX_OOM, {"Out of memory"}, g_jax_oom},
 	{RX_JAX_PJRT, {"Failed to allocate"}, g_jax_pjrt},
 	{RX_JAX_SE, {"failed to allocate"}, g_jax_se},
@@ -1288,6 +1467,13 @@ static const grammar grammars[] = {
 	{RX_CUDNN_ALGO, {"valid cuDNN algorithm"}, g_cudnn_algo},
 	{RX_XLA_SPACE, {"Ran out of memory in"}, g_xla_space},
 	{RX_ACCEL_BATCH, {"No executable batch size"}, g_accel_batch},
+	{RX_ORT_ARENA, {"Failed to allocate memory for requested"}, g_ort_arena},
+	{RX_MXNET, {"cudaMalloc"}, g_mxnet},
+	{RX_ERRNAME, {"cudaErrorMemoryAllocation", "hipErrorOutOfMemory"}, g_errname},
+	{RX_L0, {"OUT_OF_DEVICE_MEMORY"}, g_l0},
+	{RX_TF_EAGER, {"failed to allocate memory"}, g_tf_eager},
+	{RX_VLLM_KV, {"No available memory for the cache"}, g_vllm_kv},
+	{RX_VLLM_SEQ, {"stored in KV cache"}, g_vllm_kv},
 };
 
 /* Locators are short heads: they run over the first line plus this much,

@@ -194,12 +194,7 @@ static int64_t num_or(const cJSON *o, const char *key, int64_t dflt)
 		return cJSON_IsTrue(v);
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
 		return dflt;
-	double x = v->valuedouble;
-	if (x >= 9.2e18)
-		return INT64_MAX;
-	if (x <= -9.2e18)
-		return INT64_MIN + 1;
-	return (int64_t)x;
+	return kg_clamp_i64(v->valuedouble);
 }
 
 /* Feeds a decoded (JSON or non-streamed) device_traces list to the replay. */
@@ -765,7 +760,7 @@ static void fact_stat(kg_facts *f, const char *name, const kg_snapshot *s, const
 	if (!st)
 		return;
 	if (type == KG_FACT_BYTES)
-		kg_facts_set_bytes(f, name, kg_size_exact((int64_t)st->value), prov);
+		kg_facts_set_bytes(f, name, kg_size_exact(kg_clamp_i64(st->value)), prov);
 	else
 		kg_facts_set_num(f, name, type, st->value, prov);
 }
@@ -805,7 +800,7 @@ void kg_snapshot_facts(const kg_snapshot *snap, kg_facts *f)
 			fact_setting(f, "alloc_conf.expandable_segments", KG_FACT_BOOL, snap->expandable_segments, prov);
 			kg_setting m = snap->max_split_size;
 			if (m.set && !m.is_bool && isfinite(m.value) && m.value >= 0)
-				kg_facts_set_bytes(f, "alloc_conf.max_split_size", kg_size_exact((int64_t)m.value), prov);
+				kg_facts_set_bytes(f, "alloc_conf.max_split_size", kg_size_exact(kg_clamp_i64(m.value)), prov);
 			fact_setting(f, "alloc_conf.garbage_collection_threshold", KG_FACT_RATIO,
 				     snap->garbage_collection_threshold, prov);
 			if (snap->alloc_conf && snap->alloc_conf[0])

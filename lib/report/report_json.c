@@ -87,6 +87,7 @@ static cJSON *differential_json(const kg_incident *inc)
 		cJSON_AddItemToObject(o, "confidence", str_or_null(h->confidence));
 		cJSON_AddNumberToObject(o, "score", h->score);
 		cJSON_AddBoolToObject(o, "ruled_out", h->ruled_out);
+		cJSON_AddBoolToObject(o, "open", h->open);
 		cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
 		for (size_t k = 0; k < h->nevidence; k++) {
 			cJSON *e = cJSON_CreateObject();

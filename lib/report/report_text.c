@@ -26,6 +26,7 @@ typedef struct out {
 	FILE *f;
 	bool color;
 	int width;         /* wrap at this many columns; 0 = never */
+	bool ascii;        /* ASCII glyphs (kg_ascii_glyphs): not a UTF-8 locale */
 } out;
 
 static const char *col(const out *o, const char *c)
@@ -52,7 +53,19 @@ static const char *sz(kg_size s, char *buf, size_t n)
  * at spaces so no piece is wider than the terminal, continuing under the
  * line's own indent plus four columns; columns count UTF-8 characters and
  * skip ANSI colour sequences. */
+static void emit_line(const out *o, const char *text);
 static void emit(const out *o, const char *text)
+{
+	if (!o->ascii) {
+		emit_line(o, text);
+		return;
+	}
+	char *a = kg_ascii_glyphs(text);
+	emit_line(o, a);
+	free(a);
+}
+
+static void emit_line(const out *o, const char *text)
 {
 	if (o->width <= 0) {
 		fprintf(o->f, "%s\n", text);
@@ -218,6 +231,11 @@ static void memory_lines(const out *o, const kg_incident *inc)
  * request drawn over the bar. */
 static const char *const bar_glyph[6] = {"█", "▓", "▒", "░", "?", "·"};
 static const char *const request_glyph = "╳";
+/* The same in ASCII, for a locale that is not UTF-8 (kg_text_style.ascii):
+ * # allocated, % cached unused, * non-PyTorch, o other processes,
+ * ? unaccounted, . free, X the request (none of them a sign the budget
+ * line's arithmetic uses). */
+static const char *const bar_glyph_ascii[6] = {"#", "%", "*", "o", "?", "."};
 #define BAR_CELLS 32
 #define BAR_OVERFLOW 8
 
@@ -252,7 +270,7 @@ static void budget_bar(const out *o, const kg_budget *b)
 		if (p[i].kind == 5 && free_at < 0)
 			free_at = nc;
 		for (int c = 0; c < cells[i]; c++)
-			cell[nc++] = bar_glyph[p[i].kind];
+			cell[nc++] = (o->ascii ? bar_glyph_ascii : bar_glyph)[p[i].kind];
 	}
 	if (free_at < 0)
 		free_at = nc;
@@ -311,6 +329,8 @@ static void differential_line(const out *o, const kg_incident *inc)
 		kg_buf_printf(&b, "%s%s", i ? " · " : "", h->cause);
 		if (h->ruled_out)
 			kg_buf_puts(&b, " ruled out");
+		else if (h->open)
+			kg_buf_puts(&b, " open");
 		else if (h->confidence)
 			kg_buf_printf(&b, " %d (%s)", h->score, h->confidence);
 		else
@@ -441,16 +461,36 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		char *act = kg_remedy_instruction(r);
 		emitf(o, "  %shelp:%s %s", col(o, C_GREEN), col(o, C_RESET), act);
 		free(act);
+		/* undetermined: the rest of the command that gets the input */
+		const char *rest = !inc->cause && r->code ? kg_remedy_code_rest(r->code) : NULL;
+		if (rest && *rest)
+			emitf(o, "        %s", rest);
 		seen_add(&done, r->title);
 	}
 	/* the budget and the arithmetic */
 	budget_bar(o, &inc->budget);
 	char bl[600];
-	if (kg_budget_line(&inc->budget, inc->budget.consistent ? bar_glyph : NULL, bl, sizeof bl))
+	bool has_budget = kg_budget_line(&inc->budget, !inc->budget.consistent ? NULL :
+					 o->ascii ? bar_glyph_ascii : bar_glyph, bl, sizeof bl) != NULL;
+	if (has_budget)
 		evidence(o, "", bl);
 	if (cf)
 		for (size_t i = 0; i < cf->nevidence && i < 2; i++)
 			evidence(o, "", cf->evidence[i]);
+	/* undetermined: the leaning hypothesis's first line when it gives the
+	 * action, else what the message does hold (the fallback finding about
+	 * no hypothesis, rules/general.yaml) unless the budget shows it */
+	if (!inc->cause && af && af->nevidence && af->supports && !af->refutes &&
+	    kg_vocab_index(&kg_categories, af->category) != KG_CATEGORY_NONE)
+		evidence(o, "", af->evidence[0]);
+	for (size_t k = 0; !inc->cause && !has_budget && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f->supports || !f->category ||
+		    kg_vocab_index(&kg_categories, f->category) != KG_CATEGORY_NONE)
+			continue;
+		for (size_t i = 0; i < f->nevidence; i++)
+			evidence(o, "", f->evidence[i]);
+	}
 	differential_line(o, inc);
 	if (inc->duplicates) {
 		char b[96];
@@ -481,7 +521,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 static const char *stat_size(const kg_snapshot *s, const char *key, char *buf, size_t n)
 {
 	const kg_stat *v = kg_snapshot_stat(s, key);
-	return v ? kg_size_format((int64_t)v->value, buf, n) : "?";
+	return v ? kg_size_format(kg_clamp_i64(v->value), buf, n) : "?";
 }
 
 static void snapshot_line(const out *o, const kg_snapshot *snap)
@@ -506,7 +546,7 @@ static void snapshot_line(const out *o, const kg_snapshot *snap)
 
 void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 {
-	out o = {f, style && style->color, style ? style->width : 0};
+	out o = {f, style && style->color, style ? style->width : 0, style && style->ascii};
 	bool quiet = style && style->quiet, verbose = style && style->verbose;
 	/* notes about the input: after the incidents, so that line 1 is the
 	 * first verdict; first when there is no incident */

@@ -112,11 +112,11 @@ void kg_snapshot_text(const kg_snapshot *snap, FILE *out)
 	const kg_stat *v;
 	for (size_t i = 0; i < sizeof main_keys / sizeof main_keys[0]; i++)
 		if ((v = kg_snapshot_stat(snap, main_keys[i])))
-			row(out, main_keys[i], (int64_t)v->value);
+			row(out, main_keys[i], kg_clamp_i64(v->value));
 	if ((v = kg_snapshot_stat(snap, "num_ooms")))
-		fprintf(out, "  %-34s %12lld\n", "num_ooms", (long long)v->value);
+		fprintf(out, "  %-34s %12lld\n", "num_ooms", (long long)kg_clamp_i64(v->value));
 	if ((v = kg_snapshot_stat(snap, "num_alloc_retries")))
-		fprintf(out, "  %-34s %12lld\n", "num_alloc_retries", (long long)v->value);
+		fprintf(out, "  %-34s %12lld\n", "num_alloc_retries", (long long)kg_clamp_i64(v->value));
 	if (snap->kind == KG_MEMORY_SUMMARY)
 		fprintf(out, "  (memory_summary cells are truncated: each size is a lower bound, up to one unit more)\n");
 }

@@ -116,7 +116,7 @@ static int text_wrapped(kg_buf *b, double x, double y, double lh, const char *at
 
 static const char *size_str(double bytes, char *buf, size_t n)
 {
-	return kg_size_format(bytes < 0 ? 0 : (int64_t)llround(bytes), buf, n);
+	return kg_size_format(bytes < 0 ? 0 : kg_clamp_i64(round(bytes)), buf, n);
 }
 
 /* Estimated width in px of s at font-size 11 (sans-serif averages ~0.6 em). */
@@ -749,30 +749,109 @@ static void downsample(series *s)
 	s->n = m;
 }
 
-static double log_panel(kg_buf *b, double top, const kg_report *rep, const kg_log_facts *lf,
-			size_t inc0, size_t inc1)
+/* The readings one job printed on one rank: a run. A log may hold several
+ * jobs (one after another: the step counts again from a lower number, or a
+ * fatal OOM ended the last one) and several ranks ([rankN]: prefixes): each
+ * is its own run, and its own curve, never joined to another's. */
+typedef struct run {
+	int64_t rank;
+	size_t *rd, nrd;            /* reading indices */
+	size_t *inc, ninc;          /* incident indices (into rep->incidents) */
+	bool dead;                  /* a fatal OOM ended it */
+	double last_x;              /* the last reading's step (or epoch) */
+} run;
+
+#define MAX_RUN_CHARTS 8        /* runs drawn per log */
+
+static bool fatal(const kg_incident *inc)
 {
-	if (!lf->nreadings)
-		return 0;
+	return !inc->kind || strcmp(inc->kind, "oom-warning") != 0;
+}
+
+/* The step of a reading, else its epoch, else -1 (no restart can be seen). */
+static double run_x(const kg_log_reading *r)
+{
+	return r->step != KG_NONE ? (double)r->step : r->epoch != KG_NONE ? (double)r->epoch : -1;
+}
+
+/* Splits lf's readings into runs and gives each incident of
+ * rep->incidents[inc0, inc1) to the run open on its rank at its line (the
+ * latest run when its rank is unknown). Returns the count; *out malloc'd. */
+static size_t split_runs(const kg_report *rep, const kg_log_facts *lf, size_t inc0, size_t inc1, run **out)
+{
+	run *v = NULL;
+	size_t nv = 0, last = (size_t)-1;
+	size_t i = 0, j = inc0;
+	while (i < lf->nreadings || j < inc1) {
+		bool take_inc = j < inc1 && (i >= lf->nreadings || rep->incidents[j].line < lf->readings[i].line);
+		if (take_inc) {
+			const kg_incident *inc = &rep->incidents[j];
+			size_t at = (size_t)-1;
+			for (size_t k = nv; k-- > 0 && at == (size_t)-1;)
+				if (!v[k].dead && (inc->rank == KG_NONE || v[k].rank == KG_NONE || v[k].rank == inc->rank))
+					at = k;
+			if (inc->rank == KG_NONE)
+				at = last != (size_t)-1 && !v[last].dead ? last : at;
+			if (at != (size_t)-1) {
+				run *r = &v[at];
+				r->inc = kg_realloc(r->inc, (r->ninc + 1) * sizeof *r->inc);
+				r->inc[r->ninc++] = j;
+				r->dead = fatal(inc);
+			}
+			j++;
+			continue;
+		}
+		const kg_log_reading *rd = &lf->readings[i];
+		double x = run_x(rd);
+		size_t at = (size_t)-1;
+		for (size_t k = nv; k-- > 0 && at == (size_t)-1;)
+			if (v[k].rank == rd->rank)
+				at = k;
+		if (at == (size_t)-1 || v[at].dead || (x >= 0 && v[at].last_x >= 0 && x < v[at].last_x)) {
+			v = kg_realloc(v, (nv + 1) * sizeof *v);
+			v[nv] = (run){.rank = rd->rank, .last_x = -1};
+			at = nv++;
+		}
+		run *r = &v[at];
+		r->rd = kg_realloc(r->rd, (r->nrd + 1) * sizeof *r->rd);
+		r->rd[r->nrd++] = i;
+		if (x >= 0)
+			r->last_x = x;
+		last = at;
+		i++;
+	}
+	*out = v;
+	return nv;
+}
+
+/* One run's readings as a chart, its incidents marked: each reading kind
+ * over steps when every reading of the run has a step, else over epochs,
+ * else over reading number; each OOM at its own step or epoch when the
+ * incident knows it, else halfway after the last reading before its line.
+ * what names the run in the title ("" for a log with one run). */
+static double run_chart(kg_buf *b, double top, const kg_report *rep, const kg_log_facts *lf,
+			const run *ru, const char *what)
+{
 	bool all_step = true, all_epoch = true;
-	for (size_t i = 0; i < lf->nreadings; i++) {
-		all_step = all_step && lf->readings[i].step != KG_NONE;
-		all_epoch = all_epoch && lf->readings[i].epoch != KG_NONE;
+	for (size_t i = 0; i < ru->nrd; i++) {
+		all_step = all_step && lf->readings[ru->rd[i]].step != KG_NONE;
+		all_epoch = all_epoch && lf->readings[ru->rd[i]].epoch != KG_NONE;
 	}
 	const char *xname = all_step ? "step" : all_epoch ? "epoch" : "reading";
 	static const char *const names[] = {"allocated", "reserved", "max allocated", "max reserved"};
 	static const char *const colors[] = {C_ALLOCATED, C_RESERVED, C_MAX_ALLOCATED, C_MAX_RESERVED};
 	series ss[4];
-	double *xs = kg_malloc(lf->nreadings * sizeof *xs);
-	for (size_t i = 0; i < lf->nreadings; i++)
-		xs[i] = all_step ? (double)lf->readings[i].step
-		      : all_epoch ? (double)lf->readings[i].epoch : (double)(i + 1);
+	double *xs = kg_malloc(ru->nrd * sizeof *xs);
+	for (size_t i = 0; i < ru->nrd; i++) {
+		const kg_log_reading *r = &lf->readings[ru->rd[i]];
+		xs[i] = all_step ? (double)r->step : all_epoch ? (double)r->epoch : (double)(i + 1);
+	}
 	size_t ns = 0;
 	for (int k = 0; k < 4; k++) {
-		series s = {names[k], colors[k], kg_malloc(lf->nreadings * sizeof(double)),
-			    kg_malloc(lf->nreadings * sizeof(double)), 0};
-		for (size_t i = 0; i < lf->nreadings; i++) {
-			const kg_log_reading *r = &lf->readings[i];
+		series s = {names[k], colors[k], kg_malloc(ru->nrd * sizeof(double)),
+			    kg_malloc(ru->nrd * sizeof(double)), 0};
+		for (size_t i = 0; i < ru->nrd; i++) {
+			const kg_log_reading *r = &lf->readings[ru->rd[i]];
 			if ((int)r->kind != k || r->value.bytes == KG_NONE)
 				continue;
 			s.x[s.n] = xs[i];
@@ -791,12 +870,12 @@ static double log_panel(kg_buf *b, double top, const kg_report *rep, const kg_lo
 	 * next one belongs there, not at the last reading); else halfway
 	 * between the last reading before its line and the next one. */
 	size_t nm = 0, ncaps = 0;
-	marker *ms = kg_calloc(inc1 - inc0 + 1, sizeof *ms);
+	marker *ms = kg_calloc(ru->ninc + 1, sizeof *ms);
 	hline caps[4];
 	const char *path = "log";
 	char sb[64];
-	for (size_t i = inc0; i < inc1; i++) {
-		const kg_incident *inc = &rep->incidents[i];
+	for (size_t q = 0; q < ru->ninc; q++) {
+		const kg_incident *inc = &rep->incidents[ru->inc[q]];
 		path = inc->path ? inc->path : path;
 		int64_t own = all_step ? inc->step : all_epoch ? inc->epoch : KG_NONE;
 		if (own != KG_NONE) {
@@ -804,22 +883,22 @@ static double log_panel(kg_buf *b, double top, const kg_report *rep, const kg_lo
 		} else {
 			size_t k = 0;
 			bool before = false;
-			while (k < lf->nreadings && lf->readings[k].line <= inc->line)
+			while (k < ru->nrd && lf->readings[ru->rd[k]].line <= inc->line)
 				k++, before = true;
 			/* k: the first reading after the OOM */
 			if (!before)
-				ms[nm].x = xs[0] - (lf->nreadings > 1 ? (xs[1] - xs[0]) / 2 : 0.5);
-			else if (k < lf->nreadings)
+				ms[nm].x = xs[0] - (ru->nrd > 1 ? (xs[1] - xs[0]) / 2 : 0.5);
+			else if (k < ru->nrd)
 				ms[nm].x = (xs[k - 1] + xs[k]) / 2;
 			else
 				ms[nm].x = xs[k - 1] + (k > 1 ? (xs[k - 1] - xs[k - 2]) / 2 : 0.5);
 		}
-		const char *what = inc->kind && !strcmp(inc->kind, "oom-warning") ? "OOM warning" : "OOM";
+		const char *kind = fatal(inc) ? "OOM" : "OOM warning";
 		if (own != KG_NONE)
-			snprintf(ms[nm].label, sizeof ms[nm].label, "%s #%d, %s %lld (line %ld)", what, inc->id,
+			snprintf(ms[nm].label, sizeof ms[nm].label, "%s #%d, %s %lld (line %ld)", kind, inc->id,
 				 xname, (long long)own, inc->line);
 		else
-			snprintf(ms[nm].label, sizeof ms[nm].label, "%s #%d (line %ld)", what, inc->id, inc->line);
+			snprintf(ms[nm].label, sizeof ms[nm].label, "%s #%d (line %ld)", kind, inc->id, inc->line);
 		nm++;
 		int64_t cb = inc->budget.capacity;
 		bool seen = cb == KG_NONE || cb <= 0;
@@ -836,13 +915,13 @@ static double log_panel(kg_buf *b, double top, const kg_report *rep, const kg_lo
 			ncaps++;
 		}
 	}
-	char title[512], note[400];
-	snprintf(title, sizeof title, "%s: memory readings over %ss (%zu readings)", path, xname, lf->nreadings);
+	char title[640], note[400];
+	snprintf(title, sizeof title, "%s: memory readings over %ss (%zu readings)%s", path, xname, ru->nrd, what);
 	if (ncaps)
 		snprintf(note, sizeof note, "device capacity as the OOM message states it");
 	else
 		snprintf(note, sizeof note, "device capacity: %s (no capacity line)",
-			 inc1 > inc0 ? "not stated by the OOM message" : "no OOM message states it");
+			 ru->ninc ? "not stated by the OOM message" : "no OOM message states it");
 	chart_spec c = {title, xname, note, ss, ns, ms, nm, caps, ncaps, 0, -1};
 	double h = chart(b, top, &c);
 	free(ms);
@@ -851,6 +930,59 @@ static double log_panel(kg_buf *b, double top, const kg_report *rep, const kg_lo
 		free(ss[k].y);
 	}
 	free(xs);
+	return h;
+}
+
+/* The charts of one log: one per run that ended in (or printed) an OOM of
+ * the log; every run when the log has none (at most MAX_RUN_CHARTS). */
+static double log_panel(kg_buf *b, double top, const kg_report *rep, const kg_log_facts *lf,
+			size_t inc0, size_t inc1)
+{
+	if (!lf->nreadings)
+		return 0;
+	run *v;
+	size_t nv = split_runs(rep, lf, inc0, inc1, &v);
+	bool any_inc = false;
+	for (size_t k = 0; k < nv; k++)
+		any_inc = any_inc || v[k].ninc;
+	size_t shown = 0, skipped = 0, wanted = 0;
+	for (size_t k = 0; k < nv; k++)
+		wanted += !any_inc || v[k].ninc;
+	double h = 0;
+	for (size_t k = 0; k < nv; k++) {
+		const run *ru = &v[k];
+		if (any_inc && !ru->ninc) {
+			skipped++;
+			continue;
+		}
+		if (shown >= MAX_RUN_CHARTS)
+			continue;
+		char what[160] = "", rk[48] = "";
+		if (ru->rank != KG_NONE)
+			snprintf(rk, sizeof rk, ", rank %lld", (long long)ru->rank);
+		if (wanted > 1 && ru->ninc)
+			snprintf(what, sizeof what, ": the run that ended in OOM #%d%s",
+				 rep->incidents[ru->inc[ru->ninc - 1]].id, rk);
+		else if (wanted > 1)
+			snprintf(what, sizeof what, ": run %zu of %zu%s", shown + 1, wanted, rk);
+		else if (*rk)
+			snprintf(what, sizeof what, ": %s", rk + 2);
+		h += run_chart(b, top + h, rep, lf, ru, what);
+		shown++;
+	}
+	if (skipped || wanted > shown) {
+		char lb[200];
+		snprintf(lb, sizeof lb, "%zu more run%s of readings not drawn (%s)", skipped + wanted - shown,
+			 skipped + wanted - shown == 1 ? "" : "s",
+			 wanted > shown ? "at most 8 charts a log" : "no OOM of theirs in this log");
+		text_at(b, MARGIN, top + h + 14, "font-size=\"12\" class=\"runs-left\"", lb);
+		h += 24;
+	}
+	for (size_t k = 0; k < nv; k++) {
+		free(v[k].rd);
+		free(v[k].inc);
+	}
+	free(v);
 	return h;
 }
 

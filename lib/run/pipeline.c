@@ -333,7 +333,7 @@ static int check_sets(const kg_options *opt, kg_error *err)
 			/* "0" reads as false for a dataset.* or config.* name */
 			bool zero = sized && x->type == KG_FACT_BOOL && strspn(val, "0") == strlen(val);
 			if (zero || (x->type == KG_FACT_COUNT &&
-				     (x->num != x->num || x->num != (double)(int64_t)x->num ||
+				     (x->num != x->num || x->num != (double)kg_clamp_i64(x->num) ||
 				      x->num < (sized ? 1 : 0))))
 				rc = kg_fail(err, "--set %s: '%s' is not a %s whole number", x->name, val,
 					     sized ? "positive" : "non-negative");
@@ -722,8 +722,14 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 	if (opt->svg) {
 		/* written even when an input failed: it shows what was read */
 		kg_error e = {0};
-		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0)
+		if (kg_svg_write(rep, R.lfs, R.logs_first, R.nlogs, opt->svg, &e) < 0) {
+			/* the writer's reason starts with the path, which
+			 * err->path names already: name it once */
+			size_t pl = strlen(opt->svg);
+			if (!strncmp(e.msg, opt->svg, pl) && !strncmp(e.msg + pl, ": ", 2))
+				memmove(e.msg, e.msg + pl + 2, strlen(e.msg + pl + 2) + 1);
 			FAIL(KG_STATUS_INPUT, opt->svg);
+		}
 		for (size_t s = 0; s < rep->nsnapshots; s++)
 			kg_snapshot_strip_detail(rep->snapshots[s]);
 	}
