@@ -41,17 +41,6 @@ char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n);
  * "error[CAUSE, CONFIDENCE]:": "eval-blowup, high", or "undetermined". */
 char *kg_incident_verdict_brief(const kg_incident *inc, char *buf, size_t n);
 
-/* The finding that states the incident's cause: of those whose evidence
- * supports it, the strongest (a decisive closed form before the phase it
- * happened in: its remedy has the numbers), the first on ties; NULL when
- * none does or the cause is undetermined. */
-const kg_finding *kg_incident_cause_finding(const kg_incident *inc);
-/* The finding whose first remedy is the incident's one action (the text
- * report's line 2, `help:`; the JSON report's "action"): the cause's; for
- * an undetermined cause, the category-none finding that says what
- * evidence is missing (rules/general.yaml), when it has a remedy; or NULL. */
-const kg_finding *kg_incident_action_finding(const kg_incident *inc);
-
 typedef struct kg_text_style {
 	bool color;        /* ANSI colours (decided by --color / NO_COLOR / TTY) */
 	bool quiet;        /* -q: the verdict line only */

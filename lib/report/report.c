@@ -1,5 +1,5 @@
-/* report.c — the incident's headline, verdict and one action, as every
- * output format prints them (see include/report/report.h). */
+/* report.c — the incident's headline and verdict, as every output format
+ * prints them (see include/report/report.h). */
 #include "report/report.h"
 #include "model/util.h"
 
@@ -131,31 +131,4 @@ char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 	if (sep[0] == ',')
 		kg_buf_putc(&b, ')');
 	return kg_buf_steal(&b);
-}
-
-/* The cause's finding and the action's (report/report.h); line 2 of the
- * text report and the JSON "action" both come from these. */
-const kg_finding *kg_incident_cause_finding(const kg_incident *inc)
-{
-	const kg_finding *best = NULL;
-	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause) &&
-		    (!best || f->strength > best->strength))
-			best = f;
-	}
-	return best;
-}
-
-const kg_finding *kg_incident_action_finding(const kg_incident *inc)
-{
-	if (inc->cause)
-		return kg_incident_cause_finding(inc);
-	for (size_t k = 0; k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f->nremedies && f->category &&
-		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
-			return f;
-	}
-	return NULL;
 }

@@ -26,7 +26,8 @@ import sys
 # not (or, in older PyTorch, were not yet) torch.OutOfMemoryError: the
 # allocators named above, NPU (torch_npu), THC's CUDA and cuBLAS errors
 # (PyTorch 0.x), cuBLAS/cuDNN allocation and status errors, the host
-# allocator (DefaultCPUAllocator), cuDNN's "no valid algorithm" (every
+# allocator (DefaultCPUAllocator), Intel's Unified Runtime under XPU
+# (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY), cuDNN's "no valid algorithm" (every
 # algorithm's workspace failed to allocate) and accelerate's
 # find_executable_batch_size giving up. The list is the set of PyTorch
 # exception messages the kgmem-diagnose binary reads as an OOM incident:
@@ -45,6 +46,7 @@ OOM_MESSAGES = (
     "cuDNN error: ",
     "Unable to find a valid cuDNN algorithm",
     "DefaultCPUAllocator: ",
+    "ERROR_OUT_OF_DEVICE_MEMORY",
     "No executable batch size found",
 )
 
