@@ -66,9 +66,13 @@ check "installed binary: --help prints usage" grep -q '^Usage: kgmem-diagnose' "
 # by the installed binary (a plain Python program still runs unchanged).
 hook=$(installed '/kgmem-diagnose/hooks/sitecustomize\.py$')
 check "Python hook installed (datadir/kgmem-diagnose/hooks)" test -s "$dest$hook"
-"$dest$bin" run --snapshot-on-oom "$dest/snaps" -- python3 -c 'import sys; print(sys.path[1].endswith("hooks"))' > "$dest/run" 2>&1
+"$dest$bin" run --snapshot-on-oom "$dest/snaps" -- python3 -c '
+import sys, sitecustomize
+print(sys.path[1].endswith("hooks"), sitecustomize._hook.__file__)' > "$dest/run" 2>&1
 check "installed binary: run --snapshot-on-oom puts the installed hook on PYTHONPATH" \
-	grep -qx True "$dest/run"
+	grep -q '^True ' "$dest/run"
+check "the hook loads the installed shared OOM module (hooks/_kgmem_oomhook.py)" \
+	grep -qx "True $dest${hook%/sitecustomize.py}/_kgmem_oomhook.py" "$dest/run"
 
 # The rule set beside the installed binary is found without any path hint
 # (a rules/VERSION of the shipped set, or one put there for this test).

@@ -216,7 +216,8 @@ enum kg_severity kg_incident_severity(const kg_incident *inc);
  * happened in: its remedy has the numbers), the first on ties; NULL when
  * the cause is undetermined or no finding states it. */
 const kg_finding *kg_incident_cause_finding(const kg_incident *inc);
-/* The finding whose first remedy is the report's one action: the cause's
+/* The finding whose first remedy is the report's one action (the text
+ * report's help: line, the JSON report's "action"): the cause's
  * (kg_incident_cause_finding); for an undetermined cause, the leading
  * hypothesis's finding when it has support and a remedy, else the first
  * category-none finding with a remedy: the input that would decide

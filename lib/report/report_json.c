@@ -225,6 +225,19 @@ static cJSON *incident_json(const kg_incident *inc)
 	cJSON *fs = cJSON_AddArrayToObject(o, "findings");
 	for (size_t i = 0; i < inc->nfindings; i++)
 		cJSON_AddItemToArray(fs, finding_json(&inc->findings[i]));
+	/* the one action (the text report's help: line): which remedy of
+	 * findings[] it is, and its instruction */
+	const kg_finding *af = kg_incident_action_finding(inc);
+	if (af && af->nremedies) {
+		cJSON *a = cJSON_AddObjectToObject(o, "action");
+		cJSON_AddItemToObject(a, "rule", str_or_null(af->rule));
+		cJSON_AddItemToObject(a, "title", str_or_null(af->remedies[0].title));
+		char *act = kg_remedy_instruction(&af->remedies[0]);
+		cJSON_AddStringToObject(a, "instruction", act);
+		free(act);
+	} else {
+		cJSON_AddNullToObject(o, "action");
+	}
 	return o;
 }
 

@@ -1,0 +1,232 @@
+"""Inside a PyTorch run: diagnose a device out-of-memory error where it
+happens.
+
+    import kgmem_diagnose.torch as kgt
+    kgt.install()                     # every uncaught OOM of this process
+    with kgt.catch(step=lambda: step):  # or one block
+        train_step(batch)
+    @kgt.catch()                      # or one function
+    def evaluate(): ...
+
+On torch.OutOfMemoryError / torch.cuda.OutOfMemoryError (and the MPS, XPU,
+cuBLAS/cuDNN allocation and host-allocator RuntimeErrors the binary reads
+as an OOM; kgmem_diagnose._oomhook.is_oom)
+it records what the process knows at that moment: the message and
+traceback, the step when known, torch.cuda.memory_summary() when CUDA is
+initialised, and the allocator snapshot when history recording is on
+(install(record_history=True), or the program's own
+torch.cuda.memory._record_memory_history). It writes them to
+kgmem-oom-PID-N.log (and .pickle) in `directory` (default:
+$KGMEM_EVIDENCE_DIR, else the current directory), prints the binary's
+verdict and the one action on stderr, names the file, and re-raises: the
+program fails as it would have. The OOM handling is _oomhook's, shared with
+`kgmem-diagnose run --snapshot-on-oom`. This module imports torch only
+from the program's own sys.modules and never initialises CUDA.
+"""
+import contextlib
+import datetime
+import itertools
+import os
+import subprocess
+import sys
+import traceback
+from dataclasses import dataclass
+from typing import Callable, Optional, Union
+
+from . import _binary, _oomhook
+
+Step = Union[int, Callable[[], Optional[int]], None]
+
+_step: Step = None
+_counter = itertools.count(1)
+_REPORTED = "_kgmem_diagnose_reported"
+
+
+def set_step(step: Step) -> None:
+    """The training step for later evidence: an int, or a callable
+    returning one (None: unknown)."""
+    global _step
+    _step = step
+
+
+def is_oom(exc: BaseException) -> bool:
+    """True when `exc` is a device allocator's out-of-memory error."""
+    return _oomhook.is_oom(exc)
+
+
+@dataclass
+class Evidence:
+    """The files capture() wrote: `log` (text: step, traceback with the
+    message, memory_summary) and `snapshot` (the allocator snapshot pickle,
+    or None)."""
+    log: str
+    snapshot: Optional[str]
+
+
+def _step_value(step: Step) -> Optional[int]:
+    for s in (step, _step):
+        try:
+            v = s() if callable(s) else s
+        except Exception:
+            v = None
+        if v is not None:
+            return int(v)
+    return None
+
+
+def capture(exc: BaseException, *, step: Step = None,
+            directory: Optional[str] = None) -> Evidence:
+    """Writes the evidence of `exc` (see the module's text) and returns the
+    paths. Raises OSError when the directory is not writable."""
+    torch = sys.modules.get("torch")
+    directory = directory or os.environ.get("KGMEM_EVIDENCE_DIR") or os.getcwd()
+    os.makedirs(directory, exist_ok=True)
+    base = os.path.join(directory, "kgmem-oom-%d-%d" % (os.getpid(), next(_counter)))
+    parts = ["kgmem_diagnose.torch evidence: pid %d, %s UTC, torch %s\n"
+             % (os.getpid(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+                getattr(torch, "__version__", "not imported"))]
+    s = _step_value(step)
+    if s is not None:
+        parts.append("step %d\n" % s)
+    parts.append("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    snap_path = None
+    if torch is not None and _oomhook.cuda_ready(torch):
+        try:
+            parts.append(torch.cuda.memory_summary())
+        except Exception:
+            pass
+        snap = _oomhook.snapshot(torch)
+        if snap is not None and (_history[0] or _oomhook.has_history(snap)):
+            snap_path = base + ".pickle"
+            try:
+                _oomhook.write_pickle(snap, snap_path)
+            except Exception:
+                snap_path = None
+    log = base + ".log"
+    with open(log, "w", encoding="utf-8") as f:
+        f.write("".join(p if p.endswith("\n") else p + "\n" for p in parts))
+    return Evidence(log=log, snapshot=snap_path)
+
+
+def verdict(evidence: Evidence) -> str:
+    """The binary's text report on the evidence, cut to each incident's
+    verdict line and its `help:` action (the tool's own words)."""
+    cmd = [_binary.find(), "--color", "never", "--no-progress", evidence.log]
+    if evidence.snapshot:
+        cmd.append(evidence.snapshot)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    out = r.stdout.decode("utf-8", "replace").splitlines()
+    keep = [ln for ln in out if ln and (not ln[0].isspace() or ln.lstrip().startswith("help:"))]
+    if r.returncode not in (0, 1) or not keep:
+        keep.append(r.stderr.decode("utf-8", "replace").strip())
+    return "\n".join(keep)
+
+
+def report(exc: BaseException, *, step: Step = None, directory: Optional[str] = None,
+           file=None) -> Optional[Evidence]:
+    """capture() and print the verdict, the action and the evidence file to
+    `file` (default stderr). Never raises: a failure is one line instead.
+    An exception is reported once (later handlers see it marked)."""
+    file = file or sys.stderr
+    if getattr(exc, _REPORTED, False):
+        return None
+    try:
+        setattr(exc, _REPORTED, True)
+    except Exception:
+        pass
+    try:
+        ev = capture(exc, step=step, directory=directory)
+        try:
+            text = verdict(ev)
+        except Exception as e:  # no binary: the evidence is still named
+            text = "kgmem-diagnose: no verdict: %s" % e
+        files = ev.log + (" " + ev.snapshot if ev.snapshot else "")
+        file.write("%s\nkgmem-diagnose: evidence in %s (kgmem-diagnose %s: the full report)\n"
+                   % (text, files, files))
+        file.flush()
+        return ev
+    except Exception as e:  # the program's own error stays the one that matters
+        try:
+            file.write("kgmem-diagnose: no diagnosis of this out-of-memory error: %s\n" % e)
+        except Exception:
+            pass
+        return None
+
+
+_history = [False]
+
+
+def _record_when_cuda_starts():
+    def cuda_started(torch):
+        _history[0] = _oomhook.record_history(torch) or _history[0]
+    _oomhook.when_torch_imported(
+        lambda torch: _oomhook.when_cuda_starts(torch, lambda: cuda_started(torch)))
+
+
+_installed = [None]
+
+
+def install(*, step: Step = None, directory: Optional[str] = None,
+            record_history: bool = False) -> None:
+    """Reports every uncaught out-of-memory error of this process (from
+    sys.excepthook, after the traceback is printed; the process then exits
+    as it would have). record_history: start the allocator's history
+    recording when the program initialises CUDA, so the evidence carries
+    the snapshot with every allocation's stack (costs time per
+    allocation). Calling it again replaces the settings."""
+    if step is not None:
+        set_step(step)
+    if record_history:
+        _record_when_cuda_starts()
+    if _installed[0] is not None:
+        _installed[0]["directory"] = directory
+        return
+    prev = sys.excepthook
+    state = {"directory": directory, "prev": prev}
+
+    def hook(t, v, tb):
+        prev(t, v, tb)
+        if v is not None and is_oom(v):
+            report(v, directory=state["directory"])
+
+    state["hook"] = hook
+    sys.excepthook = hook
+    _installed[0] = state
+
+
+def uninstall() -> None:
+    """Undoes install() (when no other hook was installed after it)."""
+    st = _installed[0]
+    if st is not None and sys.excepthook is st["hook"]:
+        sys.excepthook = st["prev"]
+    _installed[0] = None
+
+
+def _base_class(*candidates: str) -> type:
+    """The first importable of "module:Class" candidates, else object: the
+    base of the trainer callbacks (lightning.py, hf.py), so they derive
+    from the library's own class when it is installed."""
+    import importlib
+    for c in candidates:
+        mod, _, name = c.partition(":")
+        try:
+            return getattr(importlib.import_module(mod), name)
+        except Exception:
+            continue
+    return object
+
+
+class catch(contextlib.ContextDecorator):
+    """A context manager and a decorator: an out-of-memory error inside is
+    reported (report()) and re-raised; other exceptions pass untouched."""
+
+    def __init__(self, *, step: Step = None, directory: Optional[str] = None):
+        self.step, self.directory = step, directory
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, t, v, tb):
+        if v is not None and is_oom(v):
+            report(v, step=self.step, directory=self.directory)
+        return False

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Installs the Debian (bookworm) packages only the test suite needs, beyond
+# README's first command (which installs what building and running need).
+# Installs nothing when all are there; README's second command and .ci/run
+# call it before `meson test`. `--list` prints the packages, one a line.
+#
+#   bash-completion zsh fish   completion test (each shell's own engine)
+#   python3-torch              run --snapshot-on-oom, the torch hook (CPU torch)
+#   python3-ipython            the IPython extension, in a real IPython
+#   python3-mesonpy python3-build python3-venv
+#                              pip install . / the wheel (test_packaging.sh)
+#   python3-yaml               action.yml parsed (test_action.sh)
+#   python3-jsonschema         SARIF against its schema
+#   cmark-gfm                  the Markdown report rendered
+#   librsvg2-bin chromium      the SVG pictures rendered, checked in pixels
+#   slurm-wlm munge            contrib/slurm on a one-node Slurm
+#   git                        test_packaging.sh copies the tree git tracks
+set -eu
+PKGS="bash-completion zsh fish python3-torch python3-ipython python3-mesonpy python3-build
+python3-venv python3-yaml python3-jsonschema cmark-gfm librsvg2-bin chromium slurm-wlm munge git"
+
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' $PKGS
+	exit 0
+fi
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-test-deps: all test packages are installed"
+	exit 0
+fi
+echo "install-test-deps: installing$missing"
+SUDO=$(command -v sudo || true)
+if [ "$(id -u)" = 0 ]; then SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""The Python package (python/kgmem_diagnose): diagnose() against the CLI's
+JSON on every testdata/logs input, python -m kgmem_diagnose, the torch hook
+with a real torch.cuda.OutOfMemoryError carrying a real message, the
+Lightning and HF callbacks against stand-ins with their call signatures,
+and the IPython extension in a real IPython process. Prints TAP.
+
+usage: test_python.py EXE SOURCE_ROOT            the package from SOURCE_ROOT/python,
+                                                  running EXE (KGMEM_DIAGNOSE_BIN)
+       test_python.py --installed EXE SOURCE_ROOT the package pip installed into
+                                                  sys.executable's environment, EXE its binary
+
+torch and IPython parts run under the first of $KGMEM_TEST_PYTHON,
+sys.executable and /usr/bin/python3 that imports them (SKIP, saying so,
+when none does).
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+installed = sys.argv[1] == "--installed"
+if installed:
+    del sys.argv[1]
+EXE, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+LOGS = os.path.join(ROOT, "testdata", "logs")
+REAL = os.path.join(LOGS, "real-mr-0010-rank1-linear.log")
+TMP = tempfile.mkdtemp(prefix="kg-test-python.")
+
+ENV = dict(os.environ)
+for k in ("KGMEM_DIAGNOSE_BIN", "KGMEM_EVIDENCE_DIR", "PYTHONPATH", "KGMEM_RULES_PATH"):
+    ENV.pop(k, None)
+if not installed:
+    ENV["KGMEM_DIAGNOSE_BIN"] = EXE
+    ENV["PYTHONPATH"] = os.path.join(ROOT, "python")
+    os.environ["KGMEM_DIAGNOSE_BIN"] = EXE
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+else:
+    os.environ.pop("KGMEM_DIAGNOSE_BIN", None)
+os.chdir(ROOT)  # .args files name paths relative to the source root
+
+import kgmem_diagnose  # noqa: E402
+
+import tap  # noqa: E402  (tests/tap.py, beside this file)
+
+
+def check(cond, what, detail=""):
+    tap.check(bool(cond), what, detail if isinstance(detail, str) else repr(detail)[:3000])
+
+
+skip = tap.skip
+
+
+def cli(args, **kw):
+    return subprocess.run([EXE, "--no-progress", "--color", "never"] + args,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, **kw)
+
+
+# --- which package and binary
+where = os.path.dirname(os.path.abspath(kgmem_diagnose.__file__))
+check((where.startswith(ROOT)) != installed,
+      "the package under test is the %s one" % ("installed" if installed else "source tree's"), where)
+check(os.path.realpath(kgmem_diagnose.binary()) == os.path.realpath(EXE),
+      "kgmem_diagnose.binary() is the binary under test", (kgmem_diagnose.binary(), EXE))
+
+# --- diagnose() gives the CLI's cause and confidence on every bundled log
+inputs = sorted(f for f in os.listdir(LOGS)
+                if not f.endswith((".json", ".txt", ".args")) and not f.startswith("."))
+mismatch, helps, count = [], [], 0
+for f in inputs:
+    path = os.path.join(LOGS, f)
+    extra = []
+    if os.path.exists(path + ".args"):
+        extra = shlex.split(open(path + ".args").read())
+    r = cli(["--format", "json"] + extra + [path])
+    try:
+        want = json.loads(r.stdout)
+    except ValueError:
+        mismatch.append((f, "CLI printed no JSON", r.returncode, r.stderr[-200:]))
+        continue
+    try:
+        rep = kgmem_diagnose.diagnose(path, args=extra)
+    except kgmem_diagnose.DiagnoseError as e:
+        mismatch.append((f, "DiagnoseError", str(e)))
+        continue
+    got = [(i.cause, i.confidence, i.severity, i.location.line, i.requested_bytes,
+            None if i.budget is None else i.budget.free) for i in rep.incidents]
+    exp = [(i["cause"], i["confidence"], i["severity"], i["location"]["line"],
+            (i.get("memory") or {}).get("requested_bytes"),
+            None if i.get("budget") is None else i["budget"]["free"]) for i in want["incidents"]]
+    count += len(got)
+    if got != exp or rep.summary.incidents != want["summary"]["incidents"]:
+        mismatch.append((f, got, exp))
+    # the one action: the text report's help line names Incident.action
+    text = cli(extra + [path]).stdout.decode("utf-8", "replace")
+    lines = text.splitlines()
+    for inc in rep.incidents:
+        head = [k for k, ln in enumerate(lines) if ln.startswith("%s:%s: " % (path, inc.location.line))]
+        nxt = lines[head[0] + 1] if head and head[0] + 1 < len(lines) else ""
+        got_help = "  help: " + inc.action.instruction if inc.action else None
+        if (nxt if nxt.startswith("  help: ") else None) != got_help:
+            helps.append((f, inc.location.line, nxt, got_help))
+check(not mismatch and count >= 20,
+      "diagnose() returns the CLI JSON's cause, confidence, severity, line, request and "
+      "free bytes on all %d testdata/logs inputs (%d incidents)" % (len(inputs), count),
+      "\n".join(map(repr, mismatch)))
+check(not helps, "Incident.action is the text report's help: line on every incident (None where it has none)",
+      "\n".join(map(repr, helps)))
+
+# --- log as text, bytes and file objects; config; patch
+a = kgmem_diagnose.diagnose(REAL)
+b = kgmem_diagnose.diagnose(open(REAL, encoding="utf-8").read())
+with open(REAL, "rb") as fo:
+    c = kgmem_diagnose.diagnose(fo)
+d = kgmem_diagnose.diagnose(open(REAL, "rb").read())
+check(a.incidents[0].cause == "capacity" and a.incidents[0].confidence == "medium"
+      and [(i.cause, i.confidence, i.budget) for i in a.incidents]
+      == [(i.cause, i.confidence, i.budget) for i in b.incidents]
+      == [(i.cause, i.confidence, i.budget) for i in c.incidents]
+      == [(i.cause, i.confidence, i.budget) for i in d.incidents],
+      "a path, the text, bytes and a file object give the same incidents",
+      (a.incidents, b.incidents))
+check(c.inputs[0].path == REAL and b.inputs[0].path == "<stdin>"
+      and c.incidents[0].location.path == REAL,
+      "a file object is named by its name in the report", (c.inputs, b.inputs))
+seed = os.path.join(LOGS, "seed-001-rotate-eval-with-config.log")
+cfg = os.path.join(ROOT, "testdata/configs/seed001-rotate-wn18rr.yaml")
+s = kgmem_diagnose.diagnose(seed, config=cfg, args=["--diff"])
+inc = s.incidents[0]
+check(inc.cause == "eval-blowup" and inc.confidence == "high"
+      and inc.patch == {"data.test_bs": 64} and inc.action.keys == {"eval_batch_size": "data.test_bs"}
+      and s.patches and "+  test_bs: 64" in s.patches[0].diff
+      and inc.budget.capacity == s.raw["incidents"][0]["budget"]["capacity"]
+      and isinstance(inc.budget.capacity, int),
+      "config: the cause, the patch in the config's own key, the diff, budget in bytes",
+      (inc.cause, inc.patch, s.patches))
+
+# --- unreadable input: DiagnoseError with the binary's one line, exit 3
+missing = os.path.join(TMP, "no-such.log")
+try:
+    kgmem_diagnose.diagnose(missing)
+    check(False, "a missing log raises DiagnoseError")
+except kgmem_diagnose.DiagnoseError as e:
+    check(e.returncode == 3 and missing in e.message and "\n" not in e.message,
+          "a missing log raises DiagnoseError (exit 3, one line naming the file)", (e.returncode, e.message))
+badgz = os.path.join(TMP, "bad.log.gz")
+open(badgz, "wb").write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage, not deflate")
+try:
+    kgmem_diagnose.diagnose(badgz)
+    check(False, "a corrupt gzip log raises DiagnoseError")
+except kgmem_diagnose.DiagnoseError as e:
+    check(e.returncode == 3 and badgz in e.message, "a corrupt gzip log raises DiagnoseError (exit 3)",
+          (e.returncode, e.message))
+try:
+    kgmem_diagnose.diagnose(REAL, args=["--no-such-option"])
+    check(False, "an unknown option raises DiagnoseError")
+except kgmem_diagnose.DiagnoseError as e:
+    check(e.returncode == 2, "an unknown option raises DiagnoseError (exit 2)", (e.returncode, e.message))
+
+# --- python -m kgmem_diagnose is the CLI
+for args in (["-q", REAL], ["--fail-on", "error", "--format", "github", REAL], ["--version"]):
+    want = cli(args)
+    got = subprocess.run([sys.executable, "-m", "kgmem_diagnose", "--no-progress", "--color", "never"] + args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    check(got.returncode == want.returncode and got.stdout == want.stdout and got.stdout,
+          "python -m kgmem_diagnose %s: the CLI's output and exit status %d" % (" ".join(args[:-1] or args), want.returncode),
+          (got.returncode, got.stdout[:300], got.stderr[:300]))
+if not installed:
+    e = dict(ENV, KGMEM_DIAGNOSE_BIN=os.path.join(TMP, "none"))
+    r = subprocess.run([sys.executable, "-m", "kgmem_diagnose", REAL], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=e)
+    check(r.returncode == 127 and b"KGMEM_DIAGNOSE_BIN" in r.stderr,
+          "python -m kgmem_diagnose without a binary: exit 127, says which", r.stderr)
+
+
+# --- which exceptions the hooks treat as an OOM: exactly those the binary
+# reads as an OOM incident, on every exception line of tests/oom/*.test
+from kgmem_diagnose import _oomhook  # noqa: E402
+
+
+class _TorchOOM(RuntimeError):
+    pass
+
+
+_fake_torch = type("torch", (), {"OutOfMemoryError": _TorchOOM, "cuda": None})
+disagree, nlines = [], 0
+for case in sorted(os.listdir(os.path.join(ROOT, "tests", "oom"))):
+    if not case.endswith(".test"):
+        continue
+    for ln in open(os.path.join(ROOT, "tests", "oom", case), encoding="utf-8"):
+        m = re.match(r"^(?:\[rank\d+\]: )?(RuntimeError|torch\.(?:cuda\.)?OutOfMemoryError): (.*)", ln.rstrip("\n"))
+        if not m:
+            continue
+        nlines += 1
+        exc = (RuntimeError if m.group(1) == "RuntimeError" else _TorchOOM)(m.group(2))
+        r = cli(["--format", "jsonl", "-"], input=(m.group(0) + "\n").encode())
+        kinds = {json.loads(x)["kind"] for x in r.stdout.decode().splitlines() if x.strip()}
+        want = bool(kinds & {"oom", "oom-suspected"})
+        if _oomhook.is_oom(exc, _fake_torch) != want:
+            disagree.append((case, want, m.group(0)[:100]))
+for msg in ("CUDA error: device-side assert triggered", "CUDA error: an illegal memory access was encountered",
+            "Expected all tensors to be on the same device"):
+    nlines += 1
+    if _oomhook.is_oom(RuntimeError(msg), _fake_torch):
+        disagree.append(("not an OOM", False, msg))
+check(not disagree and nlines > 30,
+      "is_oom() agrees with the binary on all %d exception lines of tests/oom/*.test "
+      "and three non-OOM errors" % nlines, "\n".join(map(repr, disagree)))
+
+
+# --- the torch hook, with real torch
+def interpreter(module):
+    for py in (os.environ.get("KGMEM_TEST_PYTHON"), sys.executable, "/usr/bin/python3"):
+        if py and os.path.exists(py) and subprocess.run(
+                [py, "-c", "import " + module], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, env=ENV).returncode == 0:
+            return py
+    return None
+
+
+# the real message of a real report (testdata/logs, line 3)
+OOM_LINE = open(REAL, encoding="utf-8").read().splitlines()[2]
+MSG = OOM_LINE.split("OutOfMemoryError: ", 1)[1]
+# the CLI's verdict on that log ("error[capacity, medium]")
+VERDICT = re.search(r"\b(?:error|warning)\[[^]]+\]", cli(["-q", REAL]).stdout.decode()).group(0)
+# a real MPS message: the dev corpus record mps-0001 (tests/oom/mps.test)
+MPS_MSG = next(ln.split("RuntimeError: ", 1)[1].rstrip("\n")
+               for ln in open(os.path.join(ROOT, "tests/oom/mps.test"), encoding="utf-8")
+               if ln.startswith("RuntimeError: MPS backend out of memory"))
+
+
+def pyrun(py, code, cwd):
+    p = os.path.join(cwd, "prog.py")
+    with open(p, "w") as f:
+        f.write(code)
+    return subprocess.run([py, p], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                          env=ENV, timeout=300)
+
+
+TPY = interpreter("torch")
+if TPY is None:
+    for what in ("catch()", "install()", "non-OOM", "MPS", "Lightning", "HF"):
+        skip("torch hook: " + what, "no Python here imports torch")
+else:
+    head = "import sys, torch\nimport kgmem_diagnose.torch as kgt\nMSG = %r\n" % MSG
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, head + r'''
+@kgt.catch(step=41)
+def train_step():
+    x = torch.ones(8)
+    raise torch.cuda.OutOfMemoryError(MSG)
+try:
+    train_step()
+except torch.cuda.OutOfMemoryError as e:
+    print("re-raised:", type(e).__name__, str(e) == MSG)
+''', wd)
+    err = r.stderr.decode()
+    ev = sorted(f for f in os.listdir(wd) if f.startswith("kgmem-oom-"))
+    evtext = open(os.path.join(wd, ev[0])).read() if ev else ""
+    check(r.stdout == b"re-raised: OutOfMemoryError True\n" and VERDICT in err
+          and re.search(r"[(, ]step 41\)", err) and "\n  help: " in err,
+          "catch() as a decorator: a real torch.cuda.OutOfMemoryError prints the verdict "
+          "(the CLI's cause and confidence, the step) and the action, and is re-raised",
+          (r.stdout, err))
+    check(len(ev) == 1 and ev[0].endswith(".log") and MSG in evtext and "step 41" in evtext
+          and "Traceback (most recent call last)" in evtext and os.path.join(wd, ev[0]) in err,
+          "catch(): the evidence file (message, traceback, step) is written and named", (ev, err))
+
+    if not installed:  # without a binary the evidence is still written and named
+        wd = tempfile.mkdtemp(dir=TMP)
+        e = dict(ENV, KGMEM_DIAGNOSE_BIN=os.path.join(TMP, "none"))
+        p = os.path.join(wd, "prog.py")
+        open(p, "w").write(head + r'''
+try:
+    with kgt.catch():
+        raise torch.cuda.OutOfMemoryError(MSG)
+except torch.cuda.OutOfMemoryError:
+    print("re-raised")
+''')
+        r = subprocess.run([TPY, p], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=wd, env=e)
+        err = r.stderr.decode()
+        ev = [f for f in os.listdir(wd) if f.startswith("kgmem-oom-")]
+        check(r.stdout == b"re-raised\n" and "no verdict" in err and len(ev) == 1 and ev[0] in err,
+              "catch() without a binary: no verdict, but the evidence file is written and named; "
+              "re-raised", (r.stdout, err))
+
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, head + r'''
+kgt.install(directory=sys.argv[0] + ".d")
+kgt.set_step(7)
+def forward():
+    raise torch.cuda.OutOfMemoryError(MSG)
+forward()
+''', wd)
+    err = r.stderr.decode()
+    tb_at, verdict_at = err.find("Traceback (most recent call last)"), err.find(VERDICT)
+    evd = os.path.join(wd, "prog.py.d")
+    check(r.returncode == 1 and 0 <= tb_at < verdict_at and re.search(r"[(, ]step 7\)", err)
+          and os.path.isdir(evd) and len(os.listdir(evd)) == 1 and evd in err,
+          "install(): an uncaught OOM prints the traceback, then the verdict; exit 1; "
+          "evidence in the named directory", (r.returncode, err))
+
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, head + r'''
+kgt.install()
+with kgt.catch():
+    try:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    except RuntimeError:
+        pass
+raise ValueError("not memory")
+''', wd)
+    check(r.returncode == 1 and b"kgmem-diagnose" not in r.stderr and b"ValueError" in r.stderr
+          and not [f for f in os.listdir(wd) if f.startswith("kgmem")],
+          "other errors pass untouched: no report, no file", r.stderr)
+
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, head + "MPS = %r\n" % MPS_MSG + r'''
+try:
+    with kgt.catch():
+        raise RuntimeError(MPS)
+except RuntimeError:
+    print("re-raised")
+''', wd)
+    err = r.stderr.decode()
+    # the CLI's own verdict on the same message in a log
+    mlog = os.path.join(wd, "mps.log")
+    open(mlog, "w").write("RuntimeError: %s\n" % MPS_MSG)
+    mv = re.search(r"\b(?:error|warning)\[[^]]+\]", cli(["-q", mlog]).stdout.decode())
+    check(r.stdout == b"re-raised\n" and "MPS backend out of memory" in err and mv
+          and mv.group(0) in err,
+          "catch(): an MPS out-of-memory RuntimeError is diagnosed and re-raised", (r.stdout, err))
+
+    # Lightning's Callback.on_exception(trainer, pl_module, exception) and the
+    # HF Trainer's events (args, state, control, **kwargs): stand-ins with
+    # those signatures (neither library is installed here)
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, head + r'''
+from kgmem_diagnose.lightning import KgmemDiagnoseCallback
+class Trainer:
+    global_step = 1200
+cb = KgmemDiagnoseCallback()
+try:
+    raise torch.cuda.OutOfMemoryError(MSG)
+except torch.cuda.OutOfMemoryError as e:
+    cb.on_exception(Trainer(), object(), e)
+cb.on_exception(Trainer(), object(), ValueError("no"))
+''', wd)
+    err = r.stderr.decode()
+    check(r.returncode == 0 and VERDICT in err and re.search(r"[(, ]step 1200\)", err)
+          and err.count(VERDICT) == 1,
+          "lightning.KgmemDiagnoseCallback.on_exception reports an OOM with trainer.global_step "
+          "(stand-in trainer)", err)
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, head + r'''
+from types import SimpleNamespace
+from kgmem_diagnose.hf import KgmemDiagnoseCallback
+cb = KgmemDiagnoseCallback()
+args, control = SimpleNamespace(), SimpleNamespace()
+cb.on_train_begin(args, SimpleNamespace(global_step=0), control)
+cb.on_step_begin(args, SimpleNamespace(global_step=300), control, model=None)
+raise torch.cuda.OutOfMemoryError(MSG)
+''', wd)
+    err = r.stderr.decode()
+    check(r.returncode == 1 and VERDICT in err and re.search(r"[(, ]step 300\)", err),
+          "hf.KgmemDiagnoseCallback: on_train_begin installs the hook, the step is "
+          "TrainerState.global_step (stand-in trainer)", err)
+
+# --- the IPython extension, in a real IPython process
+IPY = interpreter("IPython, torch")
+if IPY is None:
+    skip("IPython extension", "no Python here imports IPython and torch")
+else:
+    cells = "\n".join([
+        "%load_ext kgmem_diagnose",
+        "import sys, weakref, torch",
+        "MSG = %r" % MSG,
+        "REF = []",
+        "def train_step():",
+        "    activations = torch.ones(1000)",
+        "    REF.append(weakref.ref(activations))",
+        "    raise torch.cuda.OutOfMemoryError(MSG)",
+        "",
+        "train_step()",
+        "print('alive after OOM:', REF[0]() is not None)",
+        "%kgmem_release",
+        "print('alive after release:', REF[0]() is not None)",
+        "raise RuntimeError('CUDA error: device-side assert triggered')",
+        "%unload_ext kgmem_diagnose",
+        "raise torch.cuda.OutOfMemoryError(MSG)",
+        "print('done')",
+        ""])
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = subprocess.run([IPY, "-m", "IPython", "--no-banner", "--colors=NoColor", "--simple-prompt",
+                        "--TerminalInteractiveShell.term_title=False",
+                        "--HistoryManager.enabled=False"],
+                       input=cells.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       cwd=wd, env=ENV, timeout=300)
+    out = r.stdout.decode("utf-8", "replace")
+    tb = out.find("OutOfMemoryError                          Traceback")
+    v = out.find(VERDICT)
+    note = out.find("sys.last_traceback")
+    check(0 <= tb < v < note and "\n  help: " in out and "%kgmem_release" in out,
+          "IPython: an OOM in a cell prints the traceback, then the verdict, the action and "
+          "what keeps the cell's tensors alive", out[-3000:])
+    check("alive after OOM: True" in out and "alive after release: False" in out,
+          "IPython: the failed cell's tensor stays alive after the OOM; %kgmem_release frees it",
+          out[-1500:])
+    check(out.count(VERDICT) == 1 and "device-side assert" in out and "done" in out,
+          "IPython: another error prints as usual; after %unload_ext an OOM is not diagnosed",
+          out[-1500:])
+
+subprocess.run(["rm", "-rf", TMP])
+tap.done()

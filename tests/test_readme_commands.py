@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""test_readme_commands.py SOURCE_ROOT — README's two set-up commands
+(issue 25): the first installs only what building and running need and
+diagnoses a bundled log; the second runs tests/install-test-deps.sh and
+the whole suite, and .ci/run runs exactly it. Prints TAP."""
+import os
+import re
+import subprocess
+import sys
+
+from tap import check, done
+
+root = sys.argv[1]
+readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+block = re.search(r"\A# kgmem-diagnose\n\n```sh\n(.*?)```", readme, re.S)
+check(block is not None, "README opens with a sh block of set-up commands")
+lines = block.group(1).splitlines() if block else []
+cmds = [lines[i + 1] for i, ln in enumerate(lines[:-1]) if re.match(r"# [12]\. ", ln)]
+check(len(cmds) == 2, "two numbered commands", "\n".join(lines))
+first, second = (cmds + ["", ""])[:2]
+
+deps = subprocess.run([os.path.join(root, "tests", "install-test-deps.sh"), "--list"],
+                      stdout=subprocess.PIPE, check=True).stdout.decode().split()
+check(len(deps) > 5, "tests/install-test-deps.sh --list names the test packages (%d)" % len(deps))
+m = re.search(r"apt-get install -y ([^&]*)&&", first)
+pkgs = m.group(1).split() if m else []
+build_needs = ["build-essential", "meson", "ninja-build", "pkg-config", "libpcre2-dev",
+               "libcjson-dev", "libyaml-dev", "zlib1g-dev", "scdoc"]
+check(sorted(pkgs) == sorted(build_needs),
+      "command 1 installs exactly what building and running need", " ".join(pkgs))
+check(not set(pkgs) & set(deps), "command 1 installs no test-only package",
+      " ".join(sorted(set(pkgs) & set(deps))))
+log = re.search(r"meson setup build && ninja -C build && \./build/kgmem-diagnose (testdata/\S+\.log)$",
+                first)
+check(log is not None and os.path.exists(os.path.join(root, log.group(1))),
+      "command 1 builds and diagnoses a bundled log", first)
+check(second.startswith("tests/install-test-deps.sh && ")
+      and second.endswith("meson test -C build --print-errorlogs"),
+      "command 2 installs the test packages, then runs the whole suite", second)
+ci = open(os.path.join(root, ".ci", "run"), encoding="utf-8").read()
+check(second != "" and second in ci, ".ci/run runs README's command 2 verbatim", second)
+ci_install = re.search(r"apt-get install -y -qq --no-install-recommends \\\n(.*?)>/dev/null", ci, re.S)
+ci_pkgs = ci_install.group(1).replace("\\", " ").split() if ci_install else []
+check(set(build_needs) <= set(ci_pkgs) and not set(ci_pkgs) & set(deps),
+      ".ci/run installs the build needs and leaves the test packages to the script",
+      " ".join(sorted(set(ci_pkgs) & set(deps))))
+done()
