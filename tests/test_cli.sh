@@ -494,12 +494,12 @@ check "six processes, none named this one: the split is unknown, a weak lean, ev
 check "two listed, one holds PyTorch's reserve: it is this process, the other 344 MiB is another" \
 	"grep -q '344.00 MiB other processes' $tmp/o && grep -q '957.27 MiB non-PyTorch (this process)' $tmp/o" "$(cat $tmp/o)"
 "$exe" --color never "$root/testdata/logs/real-mps-0007-cap-within-rounding.log" >"$tmp/o"
-check "MPS cap reached within the printed rounding: alloc-conf, never 'lift the cap' advice at high" \
-	"head -1 $tmp/o | grep -qF 'error[alloc-conf, high]' && ! grep -q 'WATERMARK_RATIO' $tmp/o" "$(cat $tmp/o)"
+check "MPS cap reached within the printed rounding: alloc-conf (medium: one decisive item on a prior of 0.08), never 'lift the cap' advice" \
+	"head -1 $tmp/o | grep -qF 'error[alloc-conf, medium]' && ! grep -q 'WATERMARK_RATIO' $tmp/o" "$(cat $tmp/o)"
 
 # --- verdict first: -q one line; --verbose every finding; the summary by cause
 "$exe" -q "$seed1" >"$tmp/o"
-check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q ': error\[eval-blowup, medium\]: ' $tmp/o"
+check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q ': error\[eval-blowup, low\]: ' $tmp/o"
 "$exe" -v "$seed1" >"$tmp/o"
 check "-v prints every finding and the frame" "grep -q '\[eval-blowup.eval-phase\]' $tmp/o && grep -q '= at /home/user/kgmed/models/rotate.py:97' $tmp/o"
 "$exe" "$seed1" "$root/testdata/logs/real-tf-0004-two-root-errors.log" "$log" >"$tmp/o"
@@ -514,6 +514,23 @@ check "rules check flags text cut short by a YAML comment" \
 	"[ $rc = 3 ] && grep -q 'cut.yaml:6:12: message is cut short by a YAML comment' $tmp/o" "rc=$rc $(cat $tmp/o)"
 "$exe" rules check "$root/rules" >"$tmp/o" 2>&1; rc=$?
 check "the shipped rules pass rules check" "[ $rc = 0 ]" "$(cat $tmp/o)"
+
+# priors.yaml: every cause, each with a probability and its source
+mkdir -p "$tmp/badpriors"
+grep -v '^#' "$root/rules/priors.yaml" | sed 's/^leak:/lek:/; s/prior: 0.30/prior: 1.5/' >"$tmp/badpriors/priors.yaml"
+"$exe" rules check "$tmp/badpriors" >"$tmp/o" 2>&1; rc=$?
+check "rules check flags a bad priors file: an unknown cause, a prior above 1, a cause without one" \
+	"[ $rc = 3 ] && grep -q \"priors.yaml:.*unknown cause 'lek'\" $tmp/o && grep -q 'priors.yaml:.*prior: a probability in (0, 1\\]' $tmp/o && grep -q \"no prior for cause 'leak'\" $tmp/o" "rc=$rc $(cat $tmp/o)"
+# a --rules dir's priors replace the shipped ones: with capacity's prior
+# raised, a bare full device is capacity at p 0.76 (medium odds) but still
+# low: a weak item is never medium
+mkdir -p "$tmp/capprior"
+sed 's/prior: 0.30/prior: 0.90/' "$root/rules/priors.yaml" >"$tmp/capprior/priors.yaml"
+printf 'RuntimeError: CUDA out of memory. Tried to allocate 92.00 MiB (GPU 0; 5.80 GiB total capacity; 4.45 GiB already allocated; 40.94 MiB free; 4.52 GiB reserved in total by PyTorch)\n' >"$tmp/full.log"
+"$exe" "$tmp/full.log" >"$tmp/o1" 2>&1
+"$exe" --rules "$tmp/capprior" "$tmp/full.log" >"$tmp/o2" 2>&1
+check "--rules priors.yaml replaces the priors: capacity 0.51 → 0.76, still low on a weak item" \
+	"grep -q 'differential: capacity 0.51 (low)' $tmp/o1 && grep -q 'differential: capacity 0.76 (low)' $tmp/o2" "$(cat $tmp/o1 $tmp/o2)"
 
 # A .log whose first lines are all keys is read as a config, and the text
 # report says so; on standard input (read once) it is scanned as a log.
@@ -532,7 +549,7 @@ check "key: value text on stdin is scanned as a log, not reopened as a config (w
 printf 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.\n' >"$tmp/eb.log"
 "$exe" "$tmp/eb.log" >"$tmp/o" 2>&1; rc=$?
 check "a 'more than 1EB' request reads 'more than' and is oversize" \
-	"[ $rc = 0 ] && grep -q 'error\[oversize, high\]: .*tried to allocate more than 1073741824.00 GiB' $tmp/o" "$(cat $tmp/o)"
+	"[ $rc = 0 ] && grep -q 'error\[oversize, medium\]: .*tried to allocate more than 1073741824.00 GiB' $tmp/o" "$(cat $tmp/o)"
 
 # --- the locale picks the bar's glyphs (issue 24): UTF-8 blocks, else ASCII
 mr10=$root/testdata/logs/real-mr-0010-rank1-linear.log

@@ -116,7 +116,7 @@ b = kgmem_diagnose.diagnose(open(REAL, encoding="utf-8").read())
 with open(REAL, "rb") as fo:
     c = kgmem_diagnose.diagnose(fo)
 d = kgmem_diagnose.diagnose(open(REAL, "rb").read())
-check(a.incidents[0].cause == "capacity" and a.incidents[0].confidence == "medium"
+check(a.incidents[0].cause == "capacity" and a.incidents[0].confidence == "low"
       and [(i.cause, i.confidence, i.budget) for i in a.incidents]
       == [(i.cause, i.confidence, i.budget) for i in b.incidents]
       == [(i.cause, i.confidence, i.budget) for i in c.incidents]

@@ -147,13 +147,18 @@ static void expect(const kg_incident *inc, const char *where, const char *title,
 	} else if (!strcmp(key, "confidence")) {
 		kg_buf_puts(&got, inc->confidence ? inc->confidence : "null");
 	} else if (!strcmp(key, "differential")) {
-		/* "cause score, cause score, …" (ruled out: "cause out") */
+		/* "cause p, cause p, …" (p as the text report prints it; ruled
+		 * out: "cause out") */
 		for (size_t i = 0; i < inc->ndifferential; i++) {
 			const kg_hypothesis *h = &inc->differential[i];
 			if (h->ruled_out)
 				kg_buf_printf(&got, "%s%s out", i ? ", " : "", h->cause);
 			else
-				kg_buf_printf(&got, "%s%s %d", i ? ", " : "", h->cause, h->score);
+			{
+				char pb[16];
+				kg_buf_printf(&got, "%s%s %s", i ? ", " : "", h->cause,
+					      kg_prob_format(h->p, pb, sizeof pb));
+			}
 		}
 	} else if (!strcmp(key, "first")) {
 		kg_buf_puts(&got, inc->nfindings ? inc->findings[0].rule : "null");

@@ -58,6 +58,9 @@ int main(int argc, char **argv)
 	strip_case("ERROR:__main__:CUDA out of memory", "CUDA out of memory", -1);
 	strip_case("deep-seek-1  | ggml_backend_cuda_buffer_type_alloc_buffer: x", "ggml_backend_cuda_buffer_type_alloc_buffer: x", -1);
 	strip_case("SUBPROCESS: [rank0]: RuntimeError: y", "RuntimeError: y", 0);
+	/* a Markdown quote: the marker only, the traceback keeps its indentation */
+	strip_case(">   File \"train.py\", line 190, in train", "  File \"train.py\", line 190, in train", -1);
+	strip_case("> RuntimeError: CUDA error: out of memory", "RuntimeError: CUDA error: out of memory", -1);
 	strip_case("[2022-07-13 21:09:08,702] [INFO] [timer.py:193:stop] 0/50", "[timer.py:193:stop] 0/50", -1);
 	strip_case("2019-06-08 03:44:36.084180: E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate",
 		   "failed to allocate", -1);
@@ -115,6 +118,32 @@ int main(int argc, char **argv)
 	TAP_OK(!kg_ctx_counters("warmup_steps: 1000 max_steps=20000 num_epochs: 3", 48, &step, &epoch),
 	       "config keys are not counters");
 	TAP_OK(!kg_ctx_counters("steps_per_epoch = 100", 21, &step, &epoch), "steps_per_epoch is not a counter");
+
+	/* progress lines */
+	{
+		static const struct { const char *line; int64_t done, total; const char *kind; } pc[] = {
+			{"  0%|          | 0/553 [02:07<?, ?it/s]", 0, 553, "bar"},
+			{"Epoch 3:  45%|████▌     | 45/100 [00:10<00:12,  4.51it/s, loss=0.3]", 45, 100, "bar"},
+			{"Epoch 30/100", 30, 100, "epoch"},
+			{"Epoch [7/50] loss 0.31", 7, 50, "epoch"},
+			{"epoch 3 of 10", 3, 10, "epoch"},
+			{"Epoch 0 | Batch 30/200 | Loss 1.560337", 30, 200, "step"},
+			{"Step 120/1000 loss=0.2", 120, 1000, "step"},
+			{"[ 30/210] processing image img_0030.png", 30, 210, "item"},
+			{"see https://example.org/a/b", -1, -1, NULL},
+			{"date 2024/11/20", -1, -1, NULL},
+			{"Epoch 300/100", -1, -1, NULL},
+			{"loaded [3/4] shards and more [ 1/2]", -1, -1, NULL},
+		};
+		for (size_t i = 0; i < sizeof pc / sizeof pc[0]; i++) {
+			int64_t d = -1, t = -1;
+			const char *k = NULL;
+			bool got = kg_ctx_progress(pc[i].line, strlen(pc[i].line), &d, &t, &k);
+			TAP_OK(got == (pc[i].kind != NULL) && d == pc[i].done && t == pc[i].total &&
+			       (k == pc[i].kind || (k && pc[i].kind && !strcmp(k, pc[i].kind))),
+			       "progress \"%s\": %lld/%lld %s", pc[i].line, (long long)d, (long long)t, k ? k : "none");
+		}
+	}
 
 	/* phase markers in the log */
 	TAP_EQ_STR(kg_ctx_phase_marker("[eval] step 10000 | evaluating", 30), "eval", "[eval] marker");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores kgmem-diagnose's diagnosis on real OOM reports with a known cause.
 
-Usage: score.py [--bin PATH] [--cases FILE.jsonl] [--verbose] [--pinned FILE]
+Usage: score.py [--bin PATH] [--cases FILE.jsonl] [--old N] [--verbose] [--pinned FILE]
 
 Each record (testdata/cases/dev-causes.jsonl, copied from
 shared/cases/dev-causes.jsonl; fields in testdata/SOURCES.md) holds the error
@@ -9,7 +9,11 @@ text as the reporter posted it and the cause its thread settled. The text is
 piped to `kgmem-diagnose --format json -`; the tool's cause is the first
 incident's non-null cause (as the project's before-stop check reads it).
 Prints right / wrong / undetermined, wrong at each confidence, and the
-confusion matrix (rows: the thread's cause, columns: the tool's).
+confusion matrix (rows: the thread's cause, columns: the tool's), and the
+reliability table (DIAGNOSIS §9): for each confidence level the answers
+given at it, how many are right and the share right, and the undetermined
+count and share; over all records, the first N (--old, default 58: the
+records of the first round, in file order) and the rest.
 
 With --pinned FILE (lines "ID CAUSE"), runs as a TAP test instead: every
 pinned record must be right, and no record may be wrong at high confidence.
@@ -38,10 +42,41 @@ def diagnose(binary, text):
     return got["cause"], got.get("confidence"), "ok"
 
 
+LEVELS = ("high", "medium", "low")
+
+
+def reliability(results, old):
+    """Prints answered / right / % right per level and undetermined, for all
+    records, the first `old` and the rest."""
+    splits = [("all %d" % len(results), results)]
+    if 0 < old < len(results):
+        splits += [("old %d" % old, results[:old]), ("new %d" % (len(results) - old), results[old:])]
+    def pct(k, n):
+        return "%3.0f %%" % (100.0 * k / n) if n else "    -"
+    print("\nreliability (answered at each level, right, % right; undetermined)")
+    print("%-13s" % "" + "".join("| %-24s" % name for name, _ in splits))
+    print("%-13s" % "level" + "| answered  right  % right " * len(splits))
+    for lv in LEVELS:
+        row = "%-13s" % lv
+        for _, rs in splits:
+            ans = [x for x in rs if x[1] is not None and x[2] == lv]
+            ok = sum(1 for r, cause, _, _ in ans if cause == r["cause"])
+            row += "| %8d  %5d  %7s " % (len(ans), ok, pct(ok, len(ans)))
+        print(row)
+    row = "%-13s" % "undetermined"
+    for _, rs in splits:
+        u = sum(1 for x in rs if x[1] is None)
+        row += "| %8d  %5s  %7s " % (u, "", pct(u, len(rs)))
+    print(row)
+    print("(levels with fewer than 5 answers are not judged)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "kgmem-diagnose"))
     ap.add_argument("--cases", default=os.path.join(ROOT, "testdata", "cases", "dev-causes.jsonl"))
+    ap.add_argument("--old", type=int, default=58,
+                    help="the first N records are the old set (default 58)")
     ap.add_argument("--pinned")
     ap.add_argument("--verbose", "-v", action="store_true")
     a = ap.parse_args()
@@ -95,6 +130,7 @@ def main():
           (right, 100.0 * right / n, wrong, 100.0 * wrong / n, undet, 100.0 * undet / n))
     print("wrong at confidence: high %d, medium %d, low %d" %
           (wrong_at["high"], wrong_at["medium"], wrong_at["low"]))
+    reliability(results, a.old)
     causes = sorted({r["cause"] for r, *_ in results} | {c for _, c, _, _ in results if c})
     cols = causes + ["(none)"]
     w = max(len(c) for c in cols) + 1

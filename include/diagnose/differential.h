@@ -1,19 +1,30 @@
-/* differential.h — the differential diagnosis (DIAGNOSIS §3): the fired
- * rules' evidence summed per hypothesis, the incident's cause and its
- * confidence. Rules say what they are evidence about (`supports:` or
- * `refutes:` a cause, with a `strength`); this module weighs them.
+/* differential.h — the differential diagnosis (DIAGNOSIS §3, §9): the
+ * fired rules' evidence weighed per hypothesis as log-odds, a posterior
+ * probability per cause, the incident's cause and its confidence. Rules
+ * say what they are evidence about (`supports:` or `refutes:` a cause,
+ * with a `strength`); this module weighs them.
  *
- * Weights: decisive 8, strong 3, weak 1; evidence against subtracts the
- * same, and decisive evidence against rules the hypothesis out.
+ * Prior: per cause, from rules/priors.yaml (how often each cause settles
+ * real reports); uniform when no priors were loaded.
+ * Likelihood ratio of an item: decisive ×100, strong ×10, weak ×2.5;
+ * evidence against ÷10, and decisive evidence against rules the cause out
+ * (probability 0). Items about one cause say the same thing and count
+ * once: the strongest for it, the strongest against it.
  * Refinement: eval-blowup, checkpoint, leak, activation-peak and oversize
- * say *why* this process filled the device, so when one of them has at
- * least strong support of its own it also takes the evidence for
- * capacity (the generic "this process's own memory filled the device").
- * Order: score, then the category order of vocab/category.def (most
- * specific first). Cause: the first hypothesis when its score is at least strong;
- * else NULL (undetermined). Confidence: high with decisive evidence, none
- * against and no rival of strong support; medium when at least 2 points
- * ahead of the next; low otherwise. */
+ * (and a rule that says `refines: capacity`) say *why* this process
+ * filled the device, so when one of them has at least strong support of
+ * its own it also takes capacity's ratio (the generic "this process's own
+ * memory filled the device" is as likely under it); evidence against
+ * capacity (this process's memory did not fill the device) counts against
+ * each of them (÷10) that has no strong evidence of its own.
+ * Posterior: prior × ratio normalised over every cause not ruled out
+ * (softmax of the log-odds). Order: posterior, then the category order of
+ * vocab/category.def (most specific first).
+ * Level of the first hypothesis: high at p ≥ 0.95 with a decisive item and
+ * none against; medium at p ≥ 0.8 with a strong (or decisive) item and no
+ * rival (the next hypothesis, capacity excepted when refined) with an item
+ * as strong; low at p ≥ 0.5; else the incident's cause is NULL
+ * (undetermined) and the differential lists what is open. */
 #ifndef KG_DIFFERENTIAL_H
 #define KG_DIFFERENTIAL_H
 
@@ -33,10 +44,28 @@ const char *kg_strength_name(enum kg_strength s);
  * word. */
 enum kg_strength kg_strength_find(const char *s);
 
+/* The posterior thresholds of the levels (DIAGNOSIS §9). */
+#define KG_P_HIGH 0.95
+#define KG_P_MEDIUM 0.8
+#define KG_P_LOW 0.5
+
+/* The likelihood ratio an item of strength s carries for its cause: 100,
+ * 10, 2.5 (none: 1). */
+double kg_strength_ratio(enum kg_strength s);
+
+/* A posterior as the reports print it, into buf (n ≥ 8): two decimals
+ * ("0.97"), "<0.01" below 0.005 (but above 0), ">0.99" from 0.995 (but
+ * below 1), "0" and "1" exactly. Returns buf. */
+char *kg_prob_format(double p, char *buf, size_t n);
+
 /* Rebuilds inc->differential, inc->cause and inc->confidence from
- * inc->findings (each finding's supports/refutes/strength). Findings
- * without a hypothesis (cascade, none) are left out. */
-void kg_differential_build(kg_incident *inc);
+ * inc->findings (each finding's supports/refutes/strength). prior: one
+ * probability per category (index KG_CATEGORY_*; `none`'s is ignored; a
+ * cause with prior 0 is never named), or NULL for uniform. The
+ * differential lists the causes some finding names, most probable first,
+ * each with its posterior p over all causes. Findings without a
+ * hypothesis (supports: none) are left out. */
+void kg_differential_build(kg_incident *inc, const double *prior);
 
 /* For an undetermined incident: adds f's hypothesis (f->supports, from a
  * fallback rule that says the message leaves it open) to the end of the

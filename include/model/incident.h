@@ -87,14 +87,14 @@ typedef struct kg_evidence {
 	bool against;
 } kg_evidence;
 
-/* One hypothesis of the differential (DIAGNOSIS §3): a cause with the
- * evidence for and against it, its summed score, its confidence (NULL
- * when only weak evidence supports it) and what would confirm or refute
- * it. */
+/* One hypothesis of the differential (DIAGNOSIS §3, §9): a cause with the
+ * evidence for and against it, its posterior probability, its confidence
+ * (the first hypothesis only, NULL below 0.5 and for the others) and what
+ * would confirm or refute it. */
 typedef struct kg_hypothesis {
 	const char *cause;        /* a word of kg_categories (static) */
 	const char *confidence;   /* a word of kg_confidences, or NULL */
-	int score;
+	double p;                 /* posterior probability, 0–1 */
 	bool ruled_out;           /* decisive evidence against it */
 	bool open;                /* left open by an undetermined incident: no
 	                             evidence either way; a fallback rule says why
@@ -163,6 +163,8 @@ typedef struct kg_incident {
 	const char *confidence;   /* a word of kg_confidences, or NULL */
 	kg_budget budget;         /* filled before the rules run */
 	kg_hypothesis *differential; /* hypotheses, most likely first */
+	double cause_p[KG_NCATEGORIES]; /* every cause's posterior (differential.c),
+	                             named in the differential or not */
 	size_t ndifferential;
 	kg_memory mem;
 	kg_tensor *tensor;        /* NULL unless the message gives a shape */
@@ -177,6 +179,16 @@ typedef struct kg_incident {
 	kg_followup *followups;
 	size_t nfollowups;
 	int duplicates;           /* how many identical copies were folded in */
+	int ooms_before;          /* earlier incidents of the same input */
+	int repeats_before;       /* earlier incidents of the same input with
+	                             the same message text that were not folded
+	                             into it (another step, epoch, or far apart):
+	                             the same OOM raised again */
+	int64_t progress_done, progress_total; /* the last progress line
+	                             before the OOM (context.h
+	                             kg_ctx_progress), KG_NONE when none */
+	const char *progress_kind;/* "bar", "epoch", "step", "item", or NULL */
+	long progress_line;
 	long during_handling_line;/* the "During handling of the above
 	                             exception, another exception occurred"
 	                             line before this OOM's traceback: it was

@@ -23,6 +23,15 @@ void kg_context_fini(void);
  * was found. */
 bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch);
 
+/* A progress line: tqdm's bar ("45%|████▌     | 45/100 [00:10<…"; kind
+ * "bar"), "Epoch 30/100" / "Epoch [30/100]" / "epoch 3 of 10" ("epoch"),
+ * "Step 120/1000" / "iter 20/300" / "batch 5/50" ("step"), a bracketed
+ * counter that starts the line, "[ 30/210] processing …" ("item"). Sets
+ * *done, *total (done ≤ total, total ≥ 1) and *kind (static) and returns
+ * true; false (nothing set) otherwise. A tqdm line of \r redraws: the
+ * first bar in s[0..n) is read, so pass the last redraw. */
+bool kg_ctx_progress(const char *line, size_t n, int64_t *done, int64_t *total, const char **kind);
+
 /* Phase word in a log line: the kg_phases words eval, checkpoint and
  * model-load (vocab.h), "train" (training resumed: clears an earlier eval
  * marker; not a phase), or NULL. Static strings. */

@@ -23,6 +23,13 @@
  *                                               the next, and rises overall
  *   log.parallel_jobs                   count   largest parallelism hint
  *   log.parallel_source                 string  the hint's kind ("n_jobs", …)
+ *   log.platform / .text                string  "wsl" or "jetson", and the
+ *                                               marker line (kg_parse_marker)
+ *   log.tf.total / log.tf.free          bytes   TensorFlow's device at start-up
+ *   log.tf.device                       bytes   the memory TensorFlow created
+ *                                               its device with
+ *   log.notebook                        bool    an IPython/Jupyter traceback
+ *                                               line before the OOM
  *
  * "allocated" readings are preferred; when the log only prints reserved
  * memory (or peaks), those are used and log.allocated.kind says which. */
@@ -70,6 +77,29 @@ size_t kg_parse_readings(const char *line, size_t n, kg_log_reading *out, size_t
  * or returns 0. "-n auto" is not a count and returns 0. */
 int kg_parse_parallel_hint(const char *line, size_t n, int64_t *jobs, const char **kind);
 
+/* Platform and framework start-up markers (DIAGNOSIS §9), the first of
+ * each kind in the log. */
+typedef struct kg_log_markers {
+	const char *platform;      /* "wsl" (microsoft-standard-WSL2,
+	                              /usr/lib/wsl/, WSL2) or "jetson" (NvMap,
+	                              Tegra, Jetson), NULL when none */
+	char platform_text[160];   /* the marker line, cut */
+	long platform_line;
+	kg_size tf_total, tf_free; /* TensorFlow 1.x "totalMemory: X
+	                              freeMemory: Y" at start-up, or 2.x
+	                              "deviceMemorySize: X" (total only) */
+	long tf_total_line;
+	int64_t tf_device;         /* bytes of "Created [TensorFlow] device …
+	                              with N MB memory", KG_NONE when none */
+	long tf_device_line;
+	long notebook_line;        /* first IPython/Jupyter traceback line
+	                              ("<ipython-input-", "Cell In["), 0 if none */
+} kg_log_markers;
+
+/* Reads the markers on one line into m (only kinds not yet seen). Returns
+ * 1 when it recorded one, else 0. */
+int kg_parse_marker(const char *line, size_t n, long lineno, kg_log_markers *m);
+
 /* A batch setting the log printed (the batch that ran). */
 typedef struct kg_batch_hint {
 	const char *role;          /* static: train_batch_size, eval_batch_size or grad_accum_steps */
@@ -85,6 +115,7 @@ typedef struct kg_log_facts {
 	int64_t parallel_jobs;     /* largest hint, KG_NONE when none */
 	const char *parallel_kind;
 	long parallel_line;
+	kg_log_markers markers;
 	struct kg_log_index *index; /* built by the first kg_facts_from_log (logfacts.c) */
 } kg_log_facts;
 

@@ -37,7 +37,7 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, struct kg_log_fa
  * text the writer went on with;
  * GitHub Actions and other timestamps, Python logging prefixes, `[rankN]:`,
  * `rank N:`, `[defaultN]:`, compose `svc-1  | `, `SUBPROCESS: `, a "# "
- * comment marker) and
+ * comment marker, a "> " Markdown quote marker) and
  * returns the new length. *rank is set when a rank prefix was seen, else
  * left alone. */
 size_t kg_strip_noise(char *line, size_t n, int64_t *rank);

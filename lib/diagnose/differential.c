@@ -2,6 +2,8 @@
 #include "diagnose/differential.h"
 #include "model/util.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,19 +64,37 @@ enum kg_strength kg_strength_find(const char *s)
 	return i <= 0 ? KG_STRENGTH_NONE : (enum kg_strength)i;
 }
 
-static int weight(enum kg_strength s)
+double kg_strength_ratio(enum kg_strength s)
 {
-	return s == KG_STRENGTH_DECISIVE ? 8 : s == KG_STRENGTH_STRONG ? 3 : s == KG_STRENGTH_WEAK ? 1 : 0;
+	return s == KG_STRENGTH_DECISIVE ? 100.0 : s == KG_STRENGTH_STRONG ? 10.0 :
+	       s == KG_STRENGTH_WEAK ? 2.5 : 1.0;
 }
 
-#define STRONG 3
+char *kg_prob_format(double p, char *buf, size_t n)
+{
+	if (p <= 0)
+		snprintf(buf, n, "0");
+	else if (p >= 1)
+		snprintf(buf, n, "1");
+	else if (p < 0.005)
+		snprintf(buf, n, "<0.01");
+	else if (p >= 0.995)
+		snprintf(buf, n, ">0.99");
+	else
+		snprintf(buf, n, "%.2f", p);
+	return buf;
+}
 
+/* What the engine knows of one cause while it weighs the evidence. */
 typedef struct hyp {
 	kg_hypothesis h;
-	int own;              /* score before refinement */
-	bool decisive, against, refines;
-	bool absorbed;        /* capacity, explained by a refining hypothesis */
-	size_t order;         /* index in causes[] */
+	enum kg_strength best;     /* strongest item for it (its own) */
+	enum kg_strength worst;    /* strongest item against it */
+	double logit;              /* ln prior + ln likelihood ratio */
+	bool listed;               /* some evidence names it */
+	bool absorbed;             /* capacity, explained by a refining hypothesis */
+	bool refines;              /* a finding for it says `refines: capacity` */
+	int order;                 /* its index in causes[]: the tie order */
 } hyp;
 
 static void add_ev(kg_hypothesis *h, const char *text, const char *source, enum kg_strength s, bool against)
@@ -87,38 +107,28 @@ static void add_ev(kg_hypothesis *h, const char *text, const char *source, enum 
 	e->against = against;
 }
 
-static hyp *get_hyp(hyp **v, size_t *n, int c)
-{
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].order == (size_t)c)
-			return &(*v)[i];
-	*v = kg_realloc(*v, (*n + 1) * sizeof **v);
-	hyp *x = &(*v)[(*n)++];
-	memset(x, 0, sizeof *x);
-	x->h.cause = kg_vocab_word(&kg_categories, c);
-	x->h.to_confirm = causes[c].to_confirm;
-	x->order = (size_t)c;
-	return x;
-}
-
 static int cmp_hyp(const void *a, const void *b)
 {
 	const hyp *x = a, *y = b;
 	if (x->h.ruled_out != y->h.ruled_out)
 		return x->h.ruled_out ? 1 : -1;
-	if (x->h.score != y->h.score)
-		return x->h.score > y->h.score ? -1 : 1;
+	if (x->h.p != y->h.p)
+		return x->h.p > y->h.p ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static const char *confidence(const hyp *x, int rival)
+/* The level of the top hypothesis x (DIAGNOSIS §9): high at p ≥ 0.95 with
+ * a decisive item and none against; medium at p ≥ 0.8 with a strong item
+ * and no rival with evidence as strong (rival_best); low at p ≥ 0.5. */
+static const char *level(const hyp *x, enum kg_strength rival_best)
 {
-	if (x->h.ruled_out || x->h.score < STRONG)
+	if (x->h.ruled_out || x->h.p < KG_P_LOW)
 		return NULL;
 	enum kg_confidence c = KG_CONFIDENCE_LOW;
-	if (x->decisive && !x->against && rival < STRONG)
+	if (x->h.p >= KG_P_HIGH && x->best == KG_STRENGTH_DECISIVE && x->worst == KG_STRENGTH_NONE)
 		c = KG_CONFIDENCE_HIGH;
-	else if (x->h.score - rival >= 2)
+	else if (x->h.p >= KG_P_MEDIUM && x->best >= KG_STRENGTH_STRONG &&
+		 !(rival_best >= KG_STRENGTH_STRONG && rival_best >= x->best))
 		c = KG_CONFIDENCE_MEDIUM;
 	return kg_vocab_word(&kg_confidences, c);
 }
@@ -138,50 +148,63 @@ void kg_differential_add_open(kg_incident *inc, const kg_finding *f)
 	h->cause = kg_vocab_word(&kg_categories, c);
 	h->to_confirm = causes[c].to_confirm;
 	h->open = true;
+	h->p = inc->cause_p[c];
 	add_ev(h, f->title, f->rule, KG_STRENGTH_NONE, false);
 }
 
-void kg_differential_build(kg_incident *inc)
+void kg_differential_build(kg_incident *inc, const double *prior)
 {
 	kg_differential_free(inc);
 	inc->cause = NULL;
 	inc->confidence = NULL;
-	hyp *v = NULL;
-	size_t n = 0;
+	hyp v[KG_NCATEGORIES];
+	memset(v, 0, sizeof v);
+	for (int c = 0; c < KG_NCATEGORIES; c++) {
+		v[c].h.cause = kg_vocab_word(&kg_categories, c);
+		v[c].h.to_confirm = causes[c].to_confirm;
+		v[c].order = c;
+	}
 	for (size_t i = 0; i < inc->nfindings; i++) {
 		const kg_finding *f = &inc->findings[i];
 		int c = cause_index(f->supports);
 		if (c < 0 || f->strength == KG_STRENGTH_NONE)
 			continue;
-		hyp *x = get_hyp(&v, &n, c);
-		int w = weight(f->strength);
+		hyp *x = &v[c];
+		x->listed = true;
 		if (f->refutes) {
-			x->h.score -= w;
-			x->against = true;
+			if (f->strength > x->worst)
+				x->worst = f->strength;
 			if (f->strength == KG_STRENGTH_DECISIVE)
 				x->h.ruled_out = true;
 		} else {
-			x->h.score += w;
-			x->decisive |= f->strength == KG_STRENGTH_DECISIVE;
+			if (f->strength > x->best)
+				x->best = f->strength;
 			x->refines |= f->refines;
 		}
 		add_ev(&x->h, f->title, f->rule, f->strength, f->refutes);
 	}
-	for (size_t i = 0; i < n; i++)
-		v[i].own = v[i].h.score;
-	/* a specific reason why this process filled the device takes the
-	 * evidence that it did */
-	hyp *cap = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].order == KG_CATEGORY_CAPACITY)
-			cap = &v[i];
-	if (cap && cap->own > 0 && !cap->h.ruled_out) {
-		for (size_t i = 0; i < n; i++) {
-			hyp *x = &v[i];
-			if (!(causes[x->order].refines_capacity || x->refines) || x->own < STRONG ||
+	/* log-odds: the prior, the strongest item for (items about one cause
+	 * say the same thing and count once), the strongest against (÷10) */
+	for (int c = 0; c < KG_NCATEGORIES; c++) {
+		hyp *x = &v[c];
+		double pr = prior ? prior[c] : 1.0 / (KG_NCATEGORIES - 1);
+		if (c == KG_CATEGORY_NONE || pr <= 0)
+			continue;
+		x->logit = log(pr) + log(kg_strength_ratio(x->best));
+		if (x->worst != KG_STRENGTH_NONE)
+			x->logit -= log(10.0);
+	}
+	/* a specific reason why this process filled the device (at least
+	 * strong support of its own) takes the evidence that it did: that
+	 * evidence is as likely under it as under capacity */
+	hyp *cap = &v[KG_CATEGORY_CAPACITY];
+	if (cap->best != KG_STRENGTH_NONE && !cap->h.ruled_out) {
+		for (int c = 0; c < KG_NCATEGORIES; c++) {
+			hyp *x = &v[c];
+			if (!(causes[c].refines_capacity || x->refines) || x->best < KG_STRENGTH_STRONG ||
 			    x->h.ruled_out)
 				continue;
-			x->h.score += cap->own;
+			x->logit += log(kg_strength_ratio(cap->best));
 			cap->absorbed = true;
 			for (size_t k = 0; k < cap->h.nevidence; k++) {
 				if (cap->h.evidence[k].against)
@@ -191,28 +214,62 @@ void kg_differential_build(kg_incident *inc)
 			}
 		}
 	}
+	/* evidence that this process's memory did not fill the device is
+	 * evidence against every cause that says why it did, unless that
+	 * cause has strong evidence of its own (a counterfactual of its own
+	 * that also frees the deficit: DIAGNOSIS §2) */
+	if (cap->worst != KG_STRENGTH_NONE) {
+		for (int c = 0; c < KG_NCATEGORIES; c++) {
+			hyp *x = &v[c];
+			if (!(causes[c].refines_capacity || x->refines) || x->h.ruled_out ||
+			    x->worst != KG_STRENGTH_NONE || x->best >= KG_STRENGTH_STRONG)
+				continue;
+			x->logit -= log(10.0);
+			x->worst = cap->worst;
+			if (!x->listed)
+				continue;
+			for (size_t k = 0; k < cap->h.nevidence; k++)
+				if (cap->h.evidence[k].against)
+					add_ev(&x->h, cap->h.evidence[k].text, cap->h.evidence[k].source,
+					       cap->h.evidence[k].strength, true);
+		}
+	}
+	/* normalise over every cause not ruled out (softmax) */
+	double top = -INFINITY, sum = 0;
+	for (int c = 0; c < KG_NCATEGORIES; c++)
+		if (c != KG_CATEGORY_NONE && !v[c].h.ruled_out && v[c].logit > top)
+			top = v[c].logit;
+	for (int c = 0; c < KG_NCATEGORIES; c++)
+		if (c != KG_CATEGORY_NONE && !v[c].h.ruled_out && (prior ? prior[c] > 0 : true))
+			sum += exp(v[c].logit - top);
+	for (int c = 0; c < KG_NCATEGORIES; c++) {
+		bool in = c != KG_CATEGORY_NONE && !v[c].h.ruled_out && (prior ? prior[c] > 0 : true);
+		v[c].h.p = in && sum > 0 ? exp(v[c].logit - top) / sum : 0.0;
+		inc->cause_p[c] = v[c].h.p;
+	}
+	/* the differential lists the causes some evidence names */
+	size_t n = 0;
+	for (int c = 0; c < KG_NCATEGORIES; c++)
+		if (v[c].listed)
+			v[n++] = v[c];
 	if (n)
 		qsort(v, n, sizeof *v, cmp_hyp);
+	/* the top's rival: the next hypothesis that is neither ruled out
+	 * nor capacity explained by the top */
+	enum kg_strength rival = KG_STRENGTH_NONE;
+	for (size_t k = 1; k < n; k++)
+		if (!v[k].h.ruled_out && !v[k].absorbed) {
+			rival = v[k].best;
+			break;
+		}
 	inc->differential = kg_malloc((n ? n : 1) * sizeof *inc->differential);
 	for (size_t i = 0; i < n; i++) {
-		/* the top's rival: the next hypothesis that is neither ruled out
-		 * nor capacity explained by the top */
-		int rival = v[0].h.score;
-		if (i == 0) {
-			rival = 0;
-			for (size_t k = 1; k < n; k++)
-				if (!v[k].h.ruled_out && !v[k].absorbed) {
-					rival = v[k].h.score;
-					break;
-				}
-		}
-		v[i].h.confidence = confidence(&v[i], rival);
+		v[i].h.confidence = i == 0 ? level(&v[0], rival) : NULL;
 		inc->differential[i] = v[i].h;
 	}
 	inc->ndifferential = n;
-	if (n && !v[0].h.ruled_out && v[0].h.score >= STRONG) {
+	if (n && v[0].h.confidence) {
 		inc->cause = v[0].h.cause;
 		inc->confidence = v[0].h.confidence;
 	}
-	free(v);
 }

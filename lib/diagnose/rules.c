@@ -70,6 +70,8 @@ typedef struct rule {
 struct kg_ruleset {
 	rule **rules;
 	size_t n;
+	double prior[KG_NCATEGORIES];  /* priors.yaml, per cause */
+	bool have_prior;
 };
 
 static void tpl_free(tpl *t)
@@ -690,8 +692,79 @@ static char *read_file(loader *L, const char *path, size_t *len)
 	return kg_buf_steal(&b);
 }
 
-/* Parses one file, appending its rules to *out. */
-static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
+#define PRIORS_FILE "priors.yaml"
+
+/* Parses a priors file (DIAGNOSIS §9): a mapping of every cause to
+ * {prior: probability in (0, 1], source: text}. On success fills
+ * prior[] (per category; `none` 0) and sets *have. */
+static void parse_priors(loader *L, yaml_node_t *root, double *prior, bool *have)
+{
+	double got[KG_NCATEGORIES] = {0};
+	bool seen[KG_NCATEGORIES] = {0};
+	int bad = L->nerr;
+	if (!root || root->type != YAML_MAPPING_NODE) {
+		if (root)
+			NODE_ERR(L, root, "a priors file maps each cause to {prior, source}");
+		else
+			lerr(L, L->file, 1, 1, "a priors file maps each cause to {prior, source}");
+		return;
+	}
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = node(L, pr->key), *v = node(L, pr->value);
+		const char *cause = kg_cause_find(scalar(k));
+		if (!cause) {
+			NODE_ERR(L, k, "unknown cause '%s'", scalar(k) ? scalar(k) : "?");
+			continue;
+		}
+		int c = kg_vocab_index(&kg_categories, cause);
+		if (seen[c])
+			NODE_ERR(L, k, "cause '%s' given twice", cause);
+		seen[c] = true;
+		if (!v || v->type != YAML_MAPPING_NODE) {
+			NODE_ERR(L, v ? v : k, "'%s': expected {prior: P, source: TEXT}", cause);
+			continue;
+		}
+		bool have_p = false, have_src = false;
+		for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+			yaml_node_t *qk = node(L, q->key), *qv = node(L, q->value);
+			const char *key = scalar(qk), *val = scalar(qv);
+			if (key && !strcmp(key, "prior")) {
+				char *end = NULL;
+				double x = val ? strtod(val, &end) : 0;
+				if (!val || end == val || *end || !(x > 0 && x <= 1))
+					NODE_ERR(L, qv ? qv : qk, "prior: a probability in (0, 1]");
+				else
+					got[c] = x, have_p = true;
+			} else if (key && !strcmp(key, "source")) {
+				if (!val || !*val)
+					NODE_ERR(L, qv ? qv : qk, "source: the text the number comes from");
+				else
+					have_src = true;
+			} else {
+				NODE_ERR(L, qk, "unknown key '%s' (prior, source)", key ? key : "?");
+			}
+		}
+		if (!have_p || !have_src)
+			NODE_ERR(L, v, "'%s': needs both prior and source", cause);
+	}
+	for (int c = 0; c < KG_NCATEGORIES; c++)
+		if (c != KG_CATEGORY_NONE && !seen[c])
+			NODE_ERR(L, root, "no prior for cause '%s'", kg_vocab_word(&kg_categories, c));
+	if (L->nerr != bad)
+		return;
+	memcpy(prior, got, sizeof got);
+	*have = true;
+}
+
+static bool is_priors_file(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return !strcmp(b ? b + 1 : path, PRIORS_FILE);
+}
+
+/* Parses one file, appending its rules to *out (a priors file fills
+ * prior[] instead). */
+static void load_file(loader *L, const char *path, rule ***out, size_t *nout, double *prior, bool *have)
 {
 	size_t len = 0;
 	char *raw = read_file(L, path, &len);
@@ -714,7 +787,9 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
 	}
 	L->doc = &doc;
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
-	if (root && root->type != YAML_SEQUENCE_NODE) {
+	if (is_priors_file(path)) {
+		parse_priors(L, root, prior, have);
+	} else if (root && root->type != YAML_SEQUENCE_NODE) {
 		NODE_ERR(L, root, "a rule file is a list of rules ('- id: …')");
 	} else if (root) {
 		for (yaml_node_item_t *it = root->data.sequence.items.start; it < root->data.sequence.items.top; it++) {
@@ -745,7 +820,7 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout)
 
 static bool is_data_file(const char *name)
 {
-	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml");
+	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml") || !strcmp(name, PRIORS_FILE);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -754,8 +829,9 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Loads one dir (or file) into a fresh list; duplicate ids within it are
- * errors. */
-static void load_path(loader *L, const char *path, rule ***out, size_t *nout)
+ * errors. A dir's priors.yaml (or a priors file named alone) fills
+ * prior[] and sets *have. */
+static void load_path(loader *L, const char *path, rule ***out, size_t *nout, double *prior, bool *have)
 {
 	struct stat st;
 	if (stat(path, &st) < 0) {
@@ -763,7 +839,7 @@ static void load_path(loader *L, const char *path, rule ***out, size_t *nout)
 		return;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		load_file(L, path, out, nout);
+		load_file(L, path, out, nout, prior, have);
 		return;
 	}
 	DIR *d = opendir(path);
@@ -788,11 +864,15 @@ static void load_path(loader *L, const char *path, rule ***out, size_t *nout)
 	size_t first = *nout;
 	for (size_t i = 0; i < nn; i++) {
 		char *full = kg_asprintf("%s/%s", path, names[i]);
-		load_file(L, full, out, nout);
+		load_file(L, full, out, nout, prior, have);
 		free(full);
 		free(names[i]);
 	}
 	free(names);
+	char *pf = kg_asprintf("%s/%s", path, PRIORS_FILE);
+	if (access(pf, F_OK) == 0)
+		load_file(L, pf, out, nout, prior, have);
+	free(pf);
 	for (size_t i = first; i < *nout; i++)
 		for (size_t j = first; j < i; j++)
 			if (!strcmp((*out)[i]->id, (*out)[j]->id))
@@ -816,7 +896,7 @@ static kg_ruleset *load_all(loader *L, const char *const *dirs, size_t ndirs)
 	for (size_t d = 0; d < ndirs; d++) {
 		rule **got = NULL;
 		size_t ng = 0;
-		load_path(L, dirs[d], &got, &ng);
+		load_path(L, dirs[d], &got, &ng, rs->prior, &rs->have_prior);
 		for (size_t i = 0; i < ng; i++) {
 			rule *r = got[i];
 			r->seq = seq++;
@@ -967,7 +1047,7 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 	for (size_t i = 0; i < rs->n; i++)
 		if (!rs->rules[i]->fallback)
 			apply_one(rs->rules[i], inc, facts);
-	kg_differential_build(inc);
+	kg_differential_build(inc, rs->have_prior ? rs->prior : NULL);
 	/* fallback rules say what is missing when nothing named a cause */
 	if (!inc->cause)
 		for (size_t i = 0; i < rs->n; i++)

@@ -205,6 +205,10 @@ static const kg_fact_info registry[] = {
 	{"phase.source", S, "where the phase came from: frames or log"},
 	{"step", C, "training step at the OOM"},
 	{"epoch", C, "epoch at the OOM"},
+	{"progress.done", C, "the last progress line before the OOM (within 50 lines): iterations done (tqdm 45/100, Epoch 30/100, Step 120/1000, [ 30/210])"},
+	{"progress.total", C, "that line's total"},
+	{"progress.kind", S, "what it counts: bar (tqdm), epoch, step (step, iter, batch), item (a bracketed counter starting the line)"},
+	{"progress.share", R, "done / total"},
 	{"rank", C, "distributed rank"},
 	{"frames.count", C, "number of traceback frames"},
 	{"frames.functions", S, "function names of the traceback frames, outermost first, joined by ' '"},
@@ -239,6 +243,14 @@ static const kg_fact_info registry[] = {
 	{"log.allocated.growth_per_step", B, "least-squares slope per step"},
 	{"log.allocated.monotonic", T, "readings never fall from one point to the next, and rise overall"},
 	{"log.parallel_jobs", C, "largest parallelism hint in the log (n_jobs, Parallel: N, nproc_per_node, pytest -n)"},
+	{"log.repeats_before", C, "earlier OOMs of this input with the very same message, raised again (another step or epoch, or far apart; not a copy of this one printed twice)"},
+	{"log.ooms_before", C, "earlier OOMs of this input (any message)"},
+	{"log.notebook", T, "an IPython/Jupyter traceback line (<ipython-input-, Cell In[) at or before the OOM"},
+	{"log.platform", S, "the platform a log line names before the OOM: wsl (microsoft-standard-WSL2, /usr/lib/wsl/, WSL2) or jetson (NvMap, Tegra, Jetson)"},
+	{"log.platform.text", S, "that line (at most 159 bytes)"},
+	{"log.tf.total", B, "TensorFlow's device at start-up: totalMemory (1.x) or deviceMemorySize (2.x)"},
+	{"log.tf.free", B, "TensorFlow 1.x's freeMemory at start-up: what was free before this job allocated"},
+	{"log.tf.device", B, "the memory TensorFlow created its GPU device with (\"Created device … with N MB memory\")"},
 	{"log.parallel_source", S, "kind of that hint"},
 	{"parallel.per_job", B, "derived: what one job needed: process_in_use + requested, divided by log.parallel_jobs when the jobs run inside this process"},
 	{"parallel.in_process", T, "derived: the log's parallel jobs run inside this process (no other process holds a job's worth)"},
@@ -683,8 +695,19 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		kg_facts_set_num(f, "epoch", KG_FACT_COUNT, (double)inc->epoch, prov);
 	if (inc->rank != KG_NONE)
 		kg_facts_set_num(f, "rank", KG_FACT_COUNT, (double)inc->rank, prov);
+	if (inc->progress_kind && inc->progress_total > 0) {
+		char *pp = prov_at(path, inc->progress_line);
+		kg_facts_set_num(f, "progress.done", KG_FACT_COUNT, (double)inc->progress_done, pp);
+		kg_facts_set_num(f, "progress.total", KG_FACT_COUNT, (double)inc->progress_total, pp);
+		kg_facts_set_str(f, "progress.kind", inc->progress_kind, pp);
+		kg_facts_set_num(f, "progress.share", KG_FACT_RATIO,
+				 (double)inc->progress_done / (double)inc->progress_total, pp);
+		free(pp);
+	}
 	if (inc->duplicates)
 		kg_facts_set_num(f, "duplicates", KG_FACT_COUNT, inc->duplicates, prov);
+	kg_facts_set_num(f, "log.repeats_before", KG_FACT_COUNT, inc->repeats_before, prov);
+	kg_facts_set_num(f, "log.ooms_before", KG_FACT_COUNT, inc->ooms_before, prov);
 	if (inc->during_handling_line) {
 		char *hp = prov_at(path, inc->during_handling_line);
 		kg_facts_set_num(f, "log.during_exception_line", KG_FACT_COUNT,

@@ -25,6 +25,7 @@ void kg_incident_init(kg_incident *inc)
 	inc->kind = "oom";
 	inc->device_index = KG_NONE;
 	inc->rank = inc->step = inc->epoch = KG_NONE;
+	inc->progress_done = inc->progress_total = KG_NONE;
 	kg_budget *b = &inc->budget;
 	b->capacity = b->free = b->allocated = b->cached_unused = KG_NONE;
 	b->non_pytorch = b->other_processes = b->unaccounted = b->requested = KG_NONE;

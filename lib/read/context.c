@@ -12,6 +12,7 @@ static kg_regex *re_global_step, *re_step, *re_epoch, *re_iter;
 static kg_regex *re_eval, *re_ckpt, *re_model_load, *re_train;
 static kg_regex *re_conf_assign, *re_conf_environ;
 static kg_regex *re_rank_line, *re_config_path;
+static kg_regex *re_prog_bar, *re_prog_epoch, *re_prog_step, *re_prog_item;
 static bool ready;
 
 int kg_context_init(kg_error *err)
@@ -39,6 +40,13 @@ int kg_context_init(kg_error *err)
 	re_rank_line = kg_regex_new_lazy("^\\s*rank\\s*:\\s*(\\d{1,7})\\b", 0);
 	re_config_path = kg_regex_new_lazy("(?:--config|--cfg|--config-file|--config_file|(?<![\\w-])-c|\\bconfig(?:_file|_path)?)"
 			      "\\s*[=: ]\\s*['\"]?([\\w./~+-]+\\.ya?ml)\\b", I);
+	/* progress: tqdm "45%|████▌     | 45/100 [", "Epoch 30/100", "Epoch
+	 * [30/100]", "epoch 3 of 10", "Step 120/1000", "iter 20/300", and a
+	 * bracketed counter that starts the line: "[ 30/210] processing …" */
+	re_prog_bar = kg_regex_new_lazy("(\\d{1,3})%\\|[^|\\n]{0,400}\\|\\s*(\\d{1,12})/(\\d{1,12})\\b", 0);
+	re_prog_epoch = kg_regex_new_lazy("(?<![\\w.])epoch\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,9})\\s*(?:/|of)\\s*(\\d{1,9})\\b", I);
+	re_prog_step = kg_regex_new_lazy("(?<![\\w.])(?:step|iter(?:ation)?|batch)\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\s*(?:/|of)\\s*(\\d{1,12})\\b", I);
+	re_prog_item = kg_regex_new_lazy("^\\s*\\[\\s*(\\d{1,12})\\s*/\\s*(\\d{1,12})\\s*\\]", 0);
 	ready = true;
 	return 0;
 }
@@ -47,7 +55,8 @@ void kg_context_fini(void)
 {
 	kg_regex **all[] = {&re_global_step, &re_step, &re_epoch, &re_iter, &re_eval, &re_ckpt,
 			    &re_model_load, &re_train, &re_conf_assign, &re_conf_environ,
-			    &re_rank_line, &re_config_path};
+			    &re_rank_line, &re_config_path, &re_prog_bar, &re_prog_epoch,
+			    &re_prog_step, &re_prog_item};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		kg_regex_free(*all[i]);
 		*all[i] = NULL;
@@ -87,6 +96,32 @@ bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch)
 	if (has_epoch && kg_regex_match(re_epoch, line, n, 0, &m) && group_int(&m, line, 1, epoch))
 		found = true;
 	return found;
+}
+
+bool kg_ctx_progress(const char *line, size_t n, int64_t *done, int64_t *total, const char **kind)
+{
+	kg_match m;
+	const char *k = NULL;
+	int g = 1;
+	if (!memchr(line, '/', n) && !kg_memcasemem(line, n, " of ", 4))
+		return false;
+	if (memmem(line, n, "%|", 2) && kg_regex_match(re_prog_bar, line, n, 0, &m))
+		k = "bar", g = 2;
+	else if (kg_memcasemem(line, n, "epoch", 5) && kg_regex_match(re_prog_epoch, line, n, 0, &m))
+		k = "epoch";
+	else if ((kg_memcasemem(line, n, "step", 4) || kg_memcasemem(line, n, "iter", 4) ||
+		  kg_memcasemem(line, n, "batch", 5)) &&
+		 kg_regex_match(re_prog_step, line, n, 0, &m))
+		k = "step";
+	else if (memchr(line, '[', n) && kg_regex_match(re_prog_item, line, n, 0, &m))
+		k = "item";
+	int64_t d, t;
+	if (!k || !group_int(&m, line, g, &d) || !group_int(&m, line, g + 1, &t) || t <= 0 || d > t)
+		return false;
+	*done = d;
+	*total = t;
+	*kind = k;
+	return true;
 }
 
 const char *kg_ctx_phase_marker(const char *line, size_t n)

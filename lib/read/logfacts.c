@@ -203,6 +203,73 @@ int kg_parse_parallel_hint(const char *s, size_t n, int64_t *jobs, const char **
 	return 0;
 }
 
+/* ---- markers ------------------------------------------------------------ */
+
+static pattern pat_wsl = {.src = "microsoft-standard-WSL2|/usr/lib/wsl/|\\bWSL2\\b|Windows Subsystem for Linux"};
+static pattern pat_jetson = {.src = "\\bNvMap\\w*|\\bnvmap\\b|\\bTegra\\b|\\bJetson\\b"};
+static pattern pat_tf1 = {.src = "totalMemory:\\s*([0-9.]+\\s*[KMGT]i?B)\\s+freeMemory:\\s*([0-9.]+\\s*[KMGT]i?B)"};
+static pattern pat_tf_size = {.src = "deviceMemorySize:\\s*([0-9.]+\\s*[KMGT]i?B)"};
+static pattern pat_tf_device = {.src = "Created\\s+(?:TensorFlow\\s+)?device\\s+\\(?/job:\\S+\\s+with\\s+([0-9]+)\\s+MB\\s+memory"};
+
+static kg_size size_at(const char *s, size_t a, size_t b)
+{
+	kg_size z = kg_size_none();
+	char buf[40];
+	if (b - a >= sizeof buf)
+		return z;
+	memcpy(buf, s + a, b - a);
+	buf[b - a] = '\0';
+	/* TensorFlow prints "10.92GiB" with no space, as kg_size_parse reads it */
+	if (kg_size_parse_str(buf, &z) < 0)
+		return kg_size_none();
+	return z;
+}
+
+int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
+{
+	static const char *const pre[] = {"wsl", "nvmap", "tegra", "jetson", "memory"};
+	if (!has_any(s, n, pre, sizeof pre / sizeof *pre))
+		return 0;
+	size_t at = 0;
+	PCRE2_SIZE *ov;
+	if (!m->platform) {
+		const char *kind = NULL;
+		if ((at = 0, match(&pat_wsl, s, n, &at)))
+			kind = "wsl";
+		else if ((at = 0, match(&pat_jetson, s, n, &at)))
+			kind = "jetson";
+		if (kind) {
+			m->platform = kind;
+			size_t k = n < sizeof m->platform_text - 1 ? n : sizeof m->platform_text - 1;
+			memcpy(m->platform_text, s, k);
+			m->platform_text[k] = '\0';
+			m->platform_line = lineno;
+			return 1;
+		}
+	}
+	if (m->tf_total_line == 0 && kg_memcasemem(s, n, "memory", 6)) {
+		if ((at = 0, ov = match(&pat_tf1, s, n, &at))) {
+			m->tf_total = size_at(s, ov[2], ov[3]);
+			m->tf_free = size_at(s, ov[4], ov[5]);
+		} else if ((at = 0, ov = match(&pat_tf_size, s, n, &at))) {
+			m->tf_total = size_at(s, ov[2], ov[3]);
+		}
+		if (kg_size_known(m->tf_total)) {
+			m->tf_total_line = lineno;
+			return 1;
+		}
+	}
+	if (m->tf_device_line == 0 && (at = 0, ov = match(&pat_tf_device, s, n, &at))) {
+		int64_t mb = int_at(s, ov[2], ov[3]);
+		if (mb != KG_NONE) {
+			m->tf_device = mb << 20;
+			m->tf_device_line = lineno;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* ---- the batch that ran ------------------------------------------------ */
 
 /* The key names of rules/keys.yaml's batch roles as a log prints them in
@@ -283,6 +350,8 @@ void kg_log_facts_init(kg_log_facts *lf)
 {
 	memset(lf, 0, sizeof *lf);
 	lf->parallel_jobs = KG_NONE;
+	lf->markers.tf_total = lf->markers.tf_free = kg_size_none();
+	lf->markers.tf_device = KG_NONE;
 }
 
 static void index_free(kg_log_facts *lf);
@@ -507,6 +576,30 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		kg_facts_set_num(f, "log.parallel_jobs", KG_FACT_COUNT, (double)lf->parallel_jobs, prov);
 		if (lf->parallel_kind)
 			kg_facts_set_str(f, "log.parallel_source", lf->parallel_kind, prov);
+		free(prov);
+	}
+	const kg_log_markers *mk = &lf->markers;
+	if (mk->platform && (before <= 0 || mk->platform_line < before)) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->platform_line);
+		kg_facts_set_str(f, "log.platform", mk->platform, prov);
+		kg_facts_set_str(f, "log.platform.text", mk->platform_text, prov);
+		free(prov);
+	}
+	if (mk->tf_total_line && (before <= 0 || mk->tf_total_line < before)) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->tf_total_line);
+		kg_facts_set_bytes(f, "log.tf.total", mk->tf_total, prov);
+		if (kg_size_known(mk->tf_free))
+			kg_facts_set_bytes(f, "log.tf.free", mk->tf_free, prov);
+		free(prov);
+	}
+	if (mk->notebook_line && (before <= 0 || mk->notebook_line <= before)) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->notebook_line);
+		kg_facts_set_num(f, "log.notebook", KG_FACT_BOOL, 1, prov);
+		free(prov);
+	}
+	if (mk->tf_device_line && (before <= 0 || mk->tf_device_line < before)) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->tf_device_line);
+		kg_facts_set_num(f, "log.tf.device", KG_FACT_BYTES, (double)mk->tf_device, prov);
 		free(prov);
 	}
 	if (!total) {

@@ -259,6 +259,10 @@ static size_t one_prefix(const char *s, size_t n, int64_t *rank)
 	/* "# " of a log pasted into a comment */
 	if (s[0] == '#' && n > 2 && s[1] == ' ')
 		return skip_sp(s, n, 1);
+	/* "> " of a log quoted in Markdown (an issue or a reply quoting it):
+	 * the marker only, so a traceback keeps its indentation */
+	if (s[0] == '>' && n > 2 && s[1] == ' ')
+		return 2;
 	/* SUBPROCESS: */
 	if (word_at(s, n, 0, "SUBPROCESS: "))
 		return 12;
@@ -819,11 +823,15 @@ static void line_time(scanner *sc, long lineno, char *t)
 	}
 }
 
+static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc);
+
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
 	resolve_context(sc, true);
 	kg_incident inc;
 	kg_incident_init(&inc);
+	if (sc->rd)
+		resolve_progress(sc, sc->rd, sc->cur_off, L->lineno, &inc);
 	inc.kind = o->kind ? o->kind : "oom";
 	inc.family = o->family;
 	inc.framework = o->framework;
@@ -868,6 +876,13 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 		fold_into(p, &inc);
 		kg_incident_free(&inc);
 		return;
+	}
+	{
+		size_t cnt;
+		kg_incident *v = incidents_of(sc, &cnt);
+		inc.ooms_before = (int)cnt;
+		for (size_t k = 0; k < cnt; k++)
+			inc.repeats_before += same_str(v[k].message, inc.message);
 	}
 	for (size_t i = 0; i < sc->npending; i++) {
 		kg_followup *f = &sc->pending[i];
@@ -1076,6 +1091,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 	}
 	if ((cls & A_CTX) && n > 14 && memmem(s, n, "memory summary", 14))
 		summary_start(sc, s, n, L->lineno);
+	/* a notebook's traceback (logfacts.h markers) */
+	if (sc->lf && !sc->lf->markers.notebook_line && (cls & (A_TB | A_CTX)) &&
+	    (memmem(s, n, "<ipython-input-", 15) || memmem(s, n, "Cell In[", 8)))
+		sc->lf->markers.notebook_line = L->lineno;
 	bool in_tb = (cls & A_TB) || sc->tb_active ? tb_feed(sc, s, n, L->lineno) : false;
 
 	/* step, epoch and the log's phase words are resolved lazily, when an
@@ -1089,6 +1108,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			rdg[i].rank = L->rank;
 			kg_log_facts_add_reading(sc->lf, &rdg[i], sc->step, sc->epoch, L->lineno);
 		}
+		/* TensorFlow's start-up lines ("totalMemory: … freeMemory: …",
+		 * "… with N MB memory") */
+		if (!k)
+			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
 	}
 	if (!in_tb && n && (cls & A_CTX)) {
 		char *var, *val;
@@ -1104,6 +1127,7 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			const char *kind;
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
+			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
 			kg_batch_hint bh[3];
 			int nb = kg_parse_batch_hint(s, n, bh, 3);
 			for (int k = 0; k < nb; k++)
@@ -1168,6 +1192,10 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
 	{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
 	{"num_parallel", A_CTX},
+	/* platform markers (logfacts.h; TensorFlow's start-up lines have
+	 * "memory"/"Memory" and are read with the readings). The table holds
+	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */
+	{"WSL", A_CTX}, {"NvMap", A_CTX}, {"Jetson", A_CTX}, {"Cell In[", A_CTX},
 	/* the batch that ran (kg_parse_batch_hint) */
 	{"batch", A_CTX}, {"Batch", A_CTX}, {"_bs", A_CTX}, {"accum", A_CTX}, {"Accum", A_CTX},
 };
@@ -1180,15 +1208,19 @@ static void atoms_init(void)
 	memset(&atoms, 0, sizeof atoms);
 	size_t ntrig;
 	const char *const *trig = kg_oom_triggers(&ntrig);
+	/* a literal that does not fit is a bug in the tables, not input: a
+	 * dropped atom would silently skip every line that needs it */
 	for (size_t i = 0; i < ntrig; i++)
-		kg_atoms_add(&atoms, trig[i], A_OOM);
+		if (kg_atoms_add(&atoms, trig[i], A_OOM) < 0)
+			abort();
 	/* both sets start with the same triggers in the same order, so the
 	 * same choices: placed once and copied; the quiet set's other atoms
 	 * are placed when a log first needs it (quiet_atoms): a small log
 	 * never does */
 	atoms_quiet = atoms;
 	for (size_t i = 0; i < NATOM_TABLE; i++)
-		kg_atoms_add(&atoms, atom_table[i].lit, atom_table[i].cls);
+		if (kg_atoms_add(&atoms, atom_table[i].lit, atom_table[i].cls) < 0)
+			abort();
 	atoms_ready = true;
 }
 
@@ -1206,6 +1238,7 @@ static const kg_atoms *quiet_atoms(void)
 #define BUF_CHUNK (4u << 20)        /* read size */
 #define HISTORY (1u << 20)          /* bytes kept behind the frontier */
 #define PHASE_LOOKBACK 200          /* lines searched back for a phase word */
+#define PROGRESS_LOOKBACK 50        /* lines searched back for a progress line */
 #define COUNTER_LOOKBACK 3000     /* lines searched back for step/epoch */
 
 /* Lines are views into the buffer; the ones that need processing are copied
@@ -1440,6 +1473,45 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
 		if (!sc->log_phase)
 			rd->ph_phase = NULL;
 		rd->ph_until = rd->base + off;
+	}
+}
+
+/* The last progress line (context.h kg_ctx_progress) among the
+ * PROGRESS_LOOKBACK lines before the one starting at `off` (line
+ * `lineno`), within the kept history, into inc->progress_*. A line of tqdm
+ * redraws is read at its last \r segment. Runs once per incident. */
+static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc)
+{
+	(void)sc;
+	char tmp[2048];
+	size_t n;
+	const char *p;
+	for (int k = 0; k < PROGRESS_LOOKBACK && (p = prev_line(rd, off, &n)); k++) {
+		off = (size_t)(p - rd->buf);
+		/* the last redraw that holds something */
+		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		const char *cr = n ? memrchr(p, '\r', n) : NULL;
+		if (cr) {
+			n -= (size_t)(cr + 1 - p);
+			p = cr + 1;
+		}
+		if (n > sizeof tmp - 1)
+			n = sizeof tmp - 1;
+		if (!n || !memchr(p, '/', n))
+			continue;
+		memcpy(tmp, p, n);
+		int64_t r = KG_NONE;
+		n = kg_strip_noise(tmp, n, &r);
+		int64_t d, t;
+		const char *kind;
+		if (kg_ctx_progress(tmp, n, &d, &t, &kind)) {
+			inc->progress_done = d;
+			inc->progress_total = t;
+			inc->progress_kind = kind;
+			inc->progress_line = lineno - 1 - k;
+			return;
+		}
 	}
 }
 

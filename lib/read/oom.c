@@ -66,8 +66,9 @@ enum rx_id {
 	RX_STATUS_CHECK, RX_STATUS, RX_CUBLAS_SE, RX_NCCL,
 	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
-	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_TF_CUDNN_INIT,
-	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE,
+	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_SHM_WORKER, RX_BAD_ALLOC,
+	RX_TF_CUDNN_INIT,
+	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
 	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ,
 	/* body pieces (matched anchored) */
@@ -170,6 +171,11 @@ static const char *const rx_src[NRX] = {
 		"Unable\\s+to\\s+find\\s+a\\s+valid\\s+cuDNN\\s+algorithm\\s+to\\s+run\\s+convolution",
 	/* XLA:TPU compiler (jax, torch_xla, TF on TPU): a memory space (hbm,
 	 * vmem, smem, …) over its capacity */
+	/* XLA's GPU convolution autotuner (gpu_conv_algorithm_picker.cc) could
+	 * not get the workspace to try cuDNN's algorithms: an OOM raised at
+	 * compile time, before any of the program's own tensors */
+	[RX_XLA_AUTOTUNE] =
+		"RESOURCE_EXHAUSTED:\\s+Failed\\s+to\\s+determine\\s+best\\s+cudnn\\s+convolution\\s+algorithm(?:\\s+for:?)?",
 	[RX_XLA_SPACE] =
 		"(?:RESOURCE_EXHAUSTED:\\s+)?(?:XLA:TPU\\s+compile\\s+permanent\\s+error\\.\\s+)?"
 		"Ran\\s+out\\s+of\\s+memory\\s+in\\s+memory\\s+space\\s+(\\w+)"
@@ -246,6 +252,25 @@ static const char *const rx_src[NRX] = {
 		"|(Out\\s+of\\s+memory:\\s+Killed\\s+process\\s+\\d+[^\\n]*)"
 		"|(?m:(?:(?<=\\])|(?<=\\r)|(?<=\\d\\s)|^)[ \\t]*(Killed)(?:[ \\t]+\\S[^\\n]*)?$)"
 		"|(died\\s+with\\s+<Signals\\.SIGKILL:\\s+9>\\.?|Signal\\s+9\\s+\\(SIGKILL\\)\\s+received\\s+by\\s+PID\\s+\\d+)",
+	/* zsh's job line for a child killed by SIGKILL: "[1]    2843557 killed
+	 *     ./train.py" (bash prints "Killed", above); the job number may
+	 * have been taken for a rank prefix and stripped */
+	[RX_SHELL_KILLED] =
+		"(?m:^[ \\t]*(?:\\[\\d+\\][ \\t]+(?:[+-][ \\t]+)?\\d+|\\d{3,})[ \\t]+(killed)(?:[ \\t]+\\S[^\\n]*)?$)",
+	/* torch.utils.data/_utils/signal_handling.py: a worker killed by
+	 * SIGBUS, which PyTorch itself explains as the workers running out of
+	 * shared memory (/dev/shm, host RAM) */
+	[RX_SHM_WORKER] =
+		"DataLoader\\s+worker\\s+\\(pid\\s*[^)\\n]*\\)\\s+is\\s+killed\\s+by\\s+signal:\\s+Bus\\s+error\\.?"
+		"(?:\\s+It\\s+is\\s+possible\\s+that\\s+dataloader's\\s+workers\\s+are\\s+out\\s+of\\s+shared\\s+memory\\.?"
+		"(?:\\s+Please\\s+try\\s+to\\s+raise\\s+your\\s+shared\\s+memory\\s+limit\\.?)?)?",
+	/* C++ operator new could not get host memory: libstdc++'s
+	 * "terminate called after throwing an instance of 'std::bad_alloc'
+	 * what(): std::bad_alloc", or the exception as Python re-raises it */
+	[RX_BAD_ALLOC] =
+		"terminate\\s+called\\s+after\\s+throwing\\s+an\\s+instance\\s+of\\s+'std::bad_alloc'"
+		"(?:\\s+what\\(\\):\\s+std::bad_alloc)?"
+		"|(?:[A-Za-z]+Error|what\\(\\)):\\s+std::bad_alloc",
 	/* TensorFlow: cuDNN could not create its handle (TF's BFC pool took the
 	 * device first, or another process did) */
 	[RX_TF_CUDNN_INIT] =
@@ -364,7 +389,8 @@ static const char *const triggers[] = {
 	"ncclUnhandledCudaError", "failed to create cublas handle",
 	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
 	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
-	"No executable batch size", "OutOfMemory", "MemoryAllocation",
+	"No executable batch size", "bad_alloc", "best cudnn convolution", "killed",
+	"OutOfMemory", "MemoryAllocation",
 	"OUT_OF_DEVICE_MEMORY", "No available memory", "stored in KV cache",
 };
 
@@ -858,6 +884,32 @@ static bool g_killed(ctx *c, const match *h)
 	return done(o, &m, mend(h));
 }
 
+/* zsh "[1]  PID killed  CMD": the message starts at the word */
+static bool g_shell_killed(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OOM_KILLER), NULL, NULL);
+	match m = *h;
+	m.v[0] = h->v[2];
+	return done(o, &m, mend(h));
+}
+
+/* A DataLoader worker's SIGBUS: out of shared memory, on the host */
+static bool g_shm_worker(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CPU));
+	return done(o, h, mend(h));
+}
+
+/* std::bad_alloc: host memory, whatever the program */
+static bool g_bad_alloc(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), NULL, KG_DEVICE_WORD(CPU));
+	return done(o, h, mend(h));
+}
+
 static bool g_tf_cudnn_init(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
@@ -1294,6 +1346,16 @@ static bool g_cudnn_algo(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+static bool g_xla_autotune(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	const char *fw = window_has(c, "torch_xla") ? KG_FRAMEWORK_WORD(TORCH_XLA)
+		       : window_has(c, "tensorflow") && !window_has(c, "jax") ? KG_FRAMEWORK_WORD(TENSORFLOW)
+		       : KG_FRAMEWORK_WORD(JAX);
+	ident(o, KG_FAMILY_WORD(JAX), fw, KG_DEVICE_WORD(CUDA));
+	return done(o, h, mend(h));
+}
+
 static bool g_xla_space(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
@@ -1442,6 +1504,9 @@ static const grammar grammars[] = {
 	{RX_TH_RAM, {"Buy new RAM"}, g_th_ram},
 	{RX_TF_CUDNN_INIT, {"Failed to get convolution algorithm"}, g_tf_cudnn_init},
 	{RX_KILLED, {"Killed", "SIGKILL"}, g_killed},
+	{RX_SHELL_KILLED, {"killed"}, g_shell_killed},
+	{RX_SHM_WORKER, {"killed by signal"}, g_shm_worker},
+	{RX_BAD_ALLOC, {"bad_alloc"}, g_bad_alloc},
 	{RX_TF_OOM, {"OOM when allocating"}, g_tf_oom},
 	{RX_TF_BFC, {"ran out of memory"}, g_tf_bfc},
 	{RX_TF_EIGEN, {"ran out of memory"}, g_tf_eigen},
@@ -1466,6 +1531,7 @@ static const grammar grammars[] = {
 	{RX_CUDNN_ALLOC, {"esource allocation failed"}, g_cudnn_alloc},
 	{RX_CUDNN_ALGO, {"valid cuDNN algorithm"}, g_cudnn_algo},
 	{RX_XLA_SPACE, {"Ran out of memory in"}, g_xla_space},
+	{RX_XLA_AUTOTUNE, {"best cudnn convolution"}, g_xla_autotune},
 	{RX_ACCEL_BATCH, {"No executable batch size"}, g_accel_batch},
 	{RX_ORT_ARENA, {"Failed to allocate memory for requested"}, g_ort_arena},
 	{RX_MXNET, {"cudaMalloc"}, g_mxnet},

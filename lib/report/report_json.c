@@ -12,6 +12,7 @@
 #include "model/util.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,8 @@ static cJSON *differential_json(const kg_incident *inc)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "cause", h->cause);
 		cJSON_AddItemToObject(o, "confidence", str_or_null(h->confidence));
-		cJSON_AddNumberToObject(o, "score", h->score);
+		/* rounded to 4 places: the report is stable across libm builds */
+		cJSON_AddNumberToObject(o, "p", round(h->p * 1e4) / 1e4);
 		cJSON_AddBoolToObject(o, "ruled_out", h->ruled_out);
 		cJSON_AddBoolToObject(o, "open", h->open);
 		cJSON *ev = cJSON_AddArrayToObject(o, "evidence");

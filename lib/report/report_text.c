@@ -4,6 +4,7 @@
  * then indented evidence (`= …`) and remedies (`help: …`). */
 #include "report/report.h"
 #include "diagnose/budget.h"
+#include "diagnose/differential.h"
 #include "model/snapshot.h"
 #include "model/util.h"
 
@@ -317,8 +318,9 @@ static void budget_bar(const out *o, const kg_budget *b)
 	kg_buf_free(&l);
 }
 
-/* "= differential: eval-blowup 14 (high) · capacity 3 · fragmentation
- * ruled out", and, when undetermined, what would tell. */
+/* "= differential: eval-blowup 0.97 (high) · capacity 0.02 ·
+ * fragmentation ruled out" (each hypothesis's posterior probability), and,
+ * when undetermined, what would tell. */
 static void differential_line(const out *o, const kg_incident *inc)
 {
 	if (!inc->ndifferential)
@@ -329,12 +331,14 @@ static void differential_line(const out *o, const kg_incident *inc)
 		kg_buf_printf(&b, "%s%s", i ? " · " : "", h->cause);
 		if (h->ruled_out)
 			kg_buf_puts(&b, " ruled out");
-		else if (h->open)
-			kg_buf_puts(&b, " open");
-		else if (h->confidence)
-			kg_buf_printf(&b, " %d (%s)", h->score, h->confidence);
-		else
-			kg_buf_printf(&b, " %d", h->score);
+		else {
+			char pb[16];
+			kg_buf_printf(&b, " %s", kg_prob_format(h->p, pb, sizeof pb));
+			if (h->open)
+				kg_buf_puts(&b, " open");
+			else if (h->confidence)
+				kg_buf_printf(&b, " (%s)", h->confidence);
+		}
 	}
 	evidence(o, "differential: ", b.data);
 	kg_buf_reset(&b);
@@ -461,8 +465,11 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		char *act = kg_remedy_instruction(r);
 		emitf(o, "  %shelp:%s %s", col(o, C_GREEN), col(o, C_RESET), act);
 		free(act);
-		/* undetermined: the rest of the command that gets the input */
-		const char *rest = !inc->cause && r->code ? kg_remedy_code_rest(r->code) : NULL;
+		/* undetermined: the rest of the command that gets the input (a
+		 * fallback finding's, category none; a leaning hypothesis's
+		 * remedy is an action, not a command to run) */
+		bool asks = af->category && kg_vocab_index(&kg_categories, af->category) == KG_CATEGORY_NONE;
+		const char *rest = !inc->cause && asks && r->code ? kg_remedy_code_rest(r->code) : NULL;
 		if (rest && *rest)
 			emitf(o, "        %s", rest);
 		seen_add(&done, r->title);

@@ -48,6 +48,10 @@ OOM_MESSAGES = (
     "DefaultCPUAllocator: ",
     "ERROR_OUT_OF_DEVICE_MEMORY",
     "No executable batch size found",
+    # host memory: C++ operator new, and a DataLoader worker's SIGBUS (out
+    # of shared memory), which the binary reads as host-oom incidents
+    "std::bad_alloc",
+    "is killed by signal: Bus error",
 )
 
 
