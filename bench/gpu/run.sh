@@ -4,14 +4,14 @@
 # testdata/gpu/CASE/ (log.txt, kgmem-oom-*.pickle, report.json), to be
 # committed with the GPU named in log.txt; they then serve as inputs that
 # need no GPU. Without a CUDA GPU every case exits 77 and nothing is written.
-# usage: bench/gpu/run.sh [CASE...]   (default: all five)
+# usage: bench/gpu/run.sh [CASE...]   (default: every case)
 # env:   KGMEM=path/to/kgmem-diagnose (default build/kgmem-diagnose),
 #        PYTHON=python3
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 exe=${KGMEM:-$root/build/kgmem-diagnose}
 py=${PYTHON:-python3}
-cases=${*:-eval_blowup fragmentation two_procs leak checkpoint_load}
+cases=${*:-eval_blowup fragmentation two_procs leak checkpoint_load capacity_batch cap_fraction jax_oom cupy_oom}
 rc=0
 for c in $cases; do
 	out=$root/testdata/gpu/$c
