@@ -860,7 +860,8 @@ static void load_path(loader *L, const char *path, rule ***out, size_t *nout, do
 		names[nn++] = kg_strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, nn, sizeof *names, cmp_str);
+	if (nn)
+		qsort(names, nn, sizeof *names, cmp_str);  /* qsort(NULL, 0) is undefined */
 	size_t first = *nout;
 	for (size_t i = 0; i < nn; i++) {
 		char *full = kg_asprintf("%s/%s", path, names[i]);

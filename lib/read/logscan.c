@@ -877,13 +877,6 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 		kg_incident_free(&inc);
 		return;
 	}
-	{
-		size_t cnt;
-		kg_incident *v = incidents_of(sc, &cnt);
-		inc.ooms_before = (int)cnt;
-		for (size_t k = 0; k < cnt; k++)
-			inc.repeats_before += same_str(v[k].message, inc.message);
-	}
 	for (size_t i = 0; i < sc->npending; i++) {
 		kg_followup *f = &sc->pending[i];
 		if (L->lineno - f->line <= 20)
@@ -899,6 +892,16 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 			sc->first_dropped = L->lineno;
 		kg_incident_free(&inc);
 		return;
+	}
+	/* earlier OOMs of this input, and those with the very same message:
+	 * only for a kept incident (at most KG_MAX_INCIDENTS compared), so a
+	 * retry loop of 100,000 distinct OOMs stays linear */
+	{
+		size_t cnt;
+		kg_incident *v = incidents_of(sc, &cnt);
+		inc.ooms_before = (int)cnt;
+		for (size_t k = 0; k < cnt; k++)
+			inc.repeats_before += same_str(v[k].message, inc.message);
 	}
 	if (r->nincidents == r->incidents_cap) {
 		r->incidents_cap = r->incidents_cap ? 2 * r->incidents_cap : 16;
