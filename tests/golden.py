@@ -18,7 +18,8 @@ present where meson is).
       zero incidents. --bless rewrites the expected files. Each log's text
       report (without --diff) must also be verdict first (DIAGNOSIS §6):
       at most 15 lines at 100 columns per incident (the notes about the
-      input, printed after the incidents, not counted), line 1 the verdict
+      input, printed after the incidents, not counted; so are the lines
+      summing up each snapshot or memory_summary input), line 1 the verdict
       of the first incident, each incident's first line its verdict (with the OOM line's time stamp when it has one),
       line 2 the action when the cause has a remedy (for an undetermined
       cause, the missing-evidence finding's), each remedy once per
@@ -304,6 +305,9 @@ def verdict_first(exe, name, rel, extra, doc):
     # text of JSON's notes[], each with its continuation lines) do not
     tty = run_tty(exe, ["--color", "never"] + plain + [rel]).splitlines()
     starts = {n[:40] for n in doc.get("notes", [])}
+    # the one-line view of each snapshot or memory_summary input (JSON
+    # snapshots[]) is a note about an input too, printed after the incidents
+    starts |= {f"{sn.get('path')}: {sn.get('kind')}" for sn in doc.get("snapshots", [])}
     body, in_note = [], False
     for l in tty:
         if not l.startswith(" "):
