@@ -18,7 +18,8 @@ present where meson is).
       zero incidents. --bless rewrites the expected files. Each log's text
       report (without --diff) must also be verdict first (DIAGNOSIS §6):
       at most 15 lines at 100 columns per incident (the notes about the
-      input, printed after the incidents, not counted), line 1 the verdict
+      input, printed after the incidents, not counted; so are the lines
+      summing up each snapshot or memory_summary input), line 1 the verdict
       of the first incident, each incident's first line its verdict (with the OOM line's time stamp when it has one),
       line 2 the action when the cause has a remedy (for an undetermined
       cause, the missing-evidence finding's), each remedy once per
@@ -26,6 +27,12 @@ present where meson is).
       clean log); --verbose every finding's rule id. Every log's --format
       jsonl output parses line by line: one object per incident, equal to
       that incident of --format json.
+
+  golden.py snapshots EXE DIR [--bless]
+      For each DIR/*.pickle and *.pickle.gz, compares `EXE snapshot FILE`
+      with FILE.txt and `EXE snapshot --format json FILE` with FILE.json
+      (only the keys present in the expected file; --bless rewrites the
+      text and creates the JSON when absent, as for logs).
 
 Prints TAP.
 """
@@ -152,6 +159,10 @@ def compare_subset(want, got, path=""):
             if r:
                 return r
         return None
+    if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
+        # a ratio printed to 17 digits by C and by Python can differ in the last
+        if abs(want - got) <= 1e-12 * max(1.0, abs(want)):
+            return None
     if want != got:
         return f"{path}: expected {json.dumps(want)}, got {json.dumps(got)}"
     return None
@@ -178,29 +189,46 @@ def logs(exe, d, bless):
             tap(rc == 0 and out == "", f"{name}: -q prints nothing without an incident", out)
             continue
         txt, js = path + ".txt", path + ".json"
-        if bless:
-            with open(txt, "w", encoding="utf-8") as f:
-                f.write(out)
-            # keep hand-curated expectations; create only when absent
-            if not os.path.exists(js):
-                with open(js, "w", encoding="utf-8") as f:
-                    json.dump({"incidents": doc.get("incidents", []),
-                               "summary": doc.get("summary", {})}, f, indent=1)
-                    f.write("\n")
-        if os.path.exists(txt):
-            with open(txt, encoding="utf-8") as f:
-                want = f.read()
-            tap(out == want, f"{name}: text output matches {os.path.basename(txt)}",
-                "".join(__import__("difflib").unified_diff(
-                    want.splitlines(True), out.splitlines(True), "expected", "got")))
-        else:
-            tap(False, f"{name}: has an expected text output", "run golden.py logs --bless")
-        if os.path.exists(js):
-            with open(js, encoding="utf-8") as f:
-                want = json.load(f)
-            r = compare_subset(want, doc)
-            tap(r is None, f"{name}: JSON output matches {os.path.basename(js)}", r)
+        expected(name, "", out, txt, doc, js, bless, {"incidents": doc.get("incidents", []),
+                                                     "summary": doc.get("summary", {})})
         verdict_first(exe, name, rel, extra, doc)
+
+
+def snapshots(exe, d, bless):
+    files = sorted(f for f in os.listdir(d) if f.endswith(".pickle") or f.endswith(".pickle.gz"))
+    for name in files:
+        rel = os.path.relpath(os.path.join(d, name))
+        rc, out, err = run(exe, ["snapshot", rel])
+        rcj, outj, errj = run(exe, ["snapshot", "--format", "json", rel])
+        tap(rc == 0 and rcj == 0, f"{name}: snapshot reads (exit 0)", err + errj)
+        doc = json.loads(outj) if outj.strip() else {}
+        expected(name, "snapshot ", out, rel + ".txt", doc, rel + ".json", bless, doc)
+
+
+def expected(name, what, out, txt, doc, js, bless, first_json):
+    """Compares the text `out` with the file `txt` and the JSON `doc` with
+    the keys of the file `js` (compare_subset); --bless rewrites `txt` and
+    writes `first_json` to `js` only when absent (hand-curated JSON stays)."""
+    if bless:
+        with open(txt, "w", encoding="utf-8") as f:
+            f.write(out)
+        if not os.path.exists(js):
+            with open(js, "w", encoding="utf-8") as f:
+                json.dump(first_json, f, indent=1)
+                f.write("\n")
+    if os.path.exists(txt):
+        with open(txt, encoding="utf-8") as f:
+            want = f.read()
+        tap(out == want, f"{name}: {what}text output matches {os.path.basename(txt)}",
+            "".join(__import__("difflib").unified_diff(
+                want.splitlines(True), out.splitlines(True), "expected", "got")))
+    else:
+        tap(False, f"{name}: has an expected {what}text output", "run golden.py with --bless")
+    if os.path.exists(js):
+        with open(js, encoding="utf-8") as f:
+            want = json.load(f)
+        r = compare_subset(want, doc)
+        tap(r is None, f"{name}: {what}JSON output matches {os.path.basename(js)}", r)
 
 
 def jsonl_lines(exe, name, rel, extra, doc):
@@ -277,6 +305,9 @@ def verdict_first(exe, name, rel, extra, doc):
     # text of JSON's notes[], each with its continuation lines) do not
     tty = run_tty(exe, ["--color", "never"] + plain + [rel]).splitlines()
     starts = {n[:40] for n in doc.get("notes", [])}
+    # the one-line view of each snapshot or memory_summary input (JSON
+    # snapshots[]) is a note about an input too, printed after the incidents
+    starts |= {f"{sn.get('path')}: {sn.get('kind')}" for sn in doc.get("snapshots", [])}
     body, in_note = [], False
     for l in tty:
         if not l.startswith(" "):
@@ -348,6 +379,8 @@ def main():
         corpus(exe, arg)
     elif mode == "logs":
         logs(exe, arg, "--bless" in sys.argv[4:])
+    elif mode == "snapshots":
+        snapshots(exe, arg, "--bless" in sys.argv[4:])
     else:
         print(__doc__)
         return 2

@@ -470,6 +470,46 @@ int main(void)
 	TAP_EQ_I64(num(&f, "log.allocated.monotonic"), 0, "a fall is not monotonic");
 	kg_facts_free(&f);
 	kg_log_facts_free(&lf);
+
+	/* "GB" of a user's print: binary unless that exceeds the device
+	 * (testdata/gpu/leak.log prints memory_allocated() / 1e9 as "GB") */
+	const char *si[] = {"step 1 loss 0.05 memory_allocated 0.38GB",
+			    "step 2 loss 0.05 memory_allocated 71.00GB",
+			    "step 3 loss 0.05 memory_allocated 142.10GB"};
+	const char *caps[] = {"139.80 GiB", "150.00 GiB"};
+	for (int c = 0; c < 2; c++) {
+		for (int unit = 0; unit < 2; unit++) {
+			kg_log_facts_init(&lf);
+			for (int i = 0; i < 3; i++) {
+				char buf[80];
+				snprintf(buf, sizeof buf, "%s", si[i]);
+				if (unit) { /* the same numbers labelled GiB */
+					char *g = strstr(buf, "GB");
+					memmove(g + 3, g + 2, strlen(g + 2) + 1);
+					g[1] = 'i';
+					g[2] = 'B';
+				}
+				size_t k = readings(buf, rd);
+				for (size_t j = 0; j < k; j++)
+					kg_log_facts_add_reading(&lf, &rd[j], KG_NONE, KG_NONE, i + 1);
+			}
+			kg_facts_set_bytes(&f, "oom.total_capacity", sz(caps[c]), "t.log:9");
+			kg_facts_from_log(&lf, "t.log", 9, &f);
+			bool decimal = c == 0 && unit == 0;
+			double mx = num(&f, "log.allocated.max"), first = num(&f, "log.allocated.first");
+			double want = decimal ? 142.10e9 : 142.10 * 1073741824.0;
+			TAP_OK(fabs(mx - want) < 0.006 * 1073741824.0,
+			       "%s on %s: largest reading %s (%.0f)", unit ? "GiB" : "GB", caps[c],
+			       decimal ? "read as 10^9 bytes: 2^30 would exceed the device" : "read as 2^30 bytes", mx);
+			TAP_OK(fabs(first - (decimal ? 0.38e9 : 0.38 * 1073741824.0)) < 0.006 * 1073741824.0,
+			       "and the first as well (%.0f)", first);
+			double slope = num(&f, "log.allocated.growth_per_step");
+			TAP_OK(fabs(slope - (decimal ? 70.86e9 : 70.86 * 1073741824.0)) < 0.01 * 1073741824.0,
+			       "and the slope per step (%.0f)", slope);
+			kg_facts_free(&f);
+			kg_log_facts_free(&lf);
+		}
+	}
 	indexed_matches_reference();
 	return tap_done();
 }

@@ -53,6 +53,10 @@ typedef struct kg_log_reading {
 	kg_reading_kind kind;
 	kg_size value;             /* bytes, GB/MB read as binary (as printed
 	                              by `x / 1024**3` user code) */
+	int si;                    /* the unit had no "i" (KB, MB, GB, TB): its
+	                              power of 1000 or 1024, 1–4; 0 for KiB…,
+	                              K/M/G/T or bytes. kg_facts_from_log reads
+	                              such a series as SI when binary cannot be */
 	int64_t step, epoch;       /* from the same line, else KG_NONE */
 	long line;                 /* filled by the caller */
 	int64_t rank;              /* the line's rank prefix ([rankN]:, srun

@@ -117,6 +117,12 @@ static size_t add_reading(kg_log_reading *out, size_t k, size_t max, kg_reading_
 			return k; /* one reading per kind and line */
 	out[k].kind = kind;
 	out[k].value = v;
+	out[k].si = 0;
+	const char *u = memchr(s + a, 'B', b - a);
+	if (u && u > s + a && u[-1] != 'i' && u[-1] != 'I') {
+		const char *pw = strchr("KMGT", u[-1] == 'k' ? 'K' : u[-1]);
+		out[k].si = pw && u[-1] ? (int)(pw - "KMGT") + 1 : 0;
+	}
 	out[k].step = out[k].epoch = KG_NONE;
 	out[k].line = 0;
 	out[k].rank = KG_NONE;
@@ -554,6 +560,26 @@ static size_t below(const uint32_t *a, size_t n, size_t v)
 	return lo;
 }
 
+/* 1000^p / 1024^p when the first, last and largest readings share the SI
+ * power p and the largest, read as binary, exceeds the device's capacity
+ * (cap, may be NULL: then 1); else 1. */
+static double si_scale(const kg_log_reading *a, const kg_log_reading *b, const kg_log_reading *m,
+		       const kg_fact *cap)
+{
+	if (!cap || !(cap->hi > 0) || !a->si || a->si != b->si || a->si != m->si ||
+	    !((double)m->value.lo > cap->hi))
+		return 1;
+	return pow(1000.0 / 1024.0, a->si);
+}
+
+static kg_size scaled(kg_size s, double k)
+{
+	s.bytes = kg_clamp_i64(floor((double)s.bytes * k + 0.5));
+	s.lo = kg_clamp_i64(floor((double)s.lo * k));
+	s.hi = kg_clamp_i64(ceil((double)s.hi * k));
+	return s;
+}
+
 void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts *f)
 {
 	if (!path)
@@ -622,6 +648,17 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 	const kg_log_reading *rf = &lf->readings[K->idx[0]], *rl = &lf->readings[K->idx[c - 1]];
 	const kg_log_reading *rm = &lf->readings[K->idx[K->maxpos[c - 1]]];
 	kg_size first = rf->value, last = rl->value, mx = rm->value;
+	/* "GB" in a user's print is 10^9 bytes as often as 2^30 (`x / 1e9` and
+	 * `x / 1024**3` both appear; DeepSpeed's see_memory_usage divides by
+	 * 1024^3): read as binary, unless that puts the largest reading above
+	 * the device's capacity, which live memory cannot exceed (cudaMalloc
+	 * returns device memory only); then the series is SI */
+	double scale = si_scale(rf, rl, rm, kg_facts_get(f, "oom.total_capacity"));
+	if (scale != 1) {
+		first = scaled(first, scale);
+		last = scaled(last, scale);
+		mx = scaled(mx, scale);
+	}
 	long first_line = rf->line, last_line = rl->line, max_line = rm->line;
 	const lgroup *G = group_of(lf, K, by_epoch ? G_EPOCH : by_step ? G_STEP : G_READING);
 	/* the points before the prefix's end; the last one holds the last
@@ -657,7 +694,7 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		double sx = 0, sy = 0, sxx = 0, sxy = 0;
 		for (size_t i = 0; i < np; i++) {
 			const point *pt = i + 1 == np ? &lastpt : &G->pts[i];
-			double y = (double)pt->v.bytes;
+			double y = (double)pt->v.bytes * scale;
 			sx += pt->x;
 			sy += y;
 			sxx += pt->x * pt->x;

@@ -1167,8 +1167,12 @@ static bool g_tf_bfc(ctx *c, const match *h)
 	kg_oom *o = c->o;
 	match m;
 	/* XLA's own copy of the allocator (jaxlib: external/xla/xla/tsl/…;
-	 * TensorFlow's is tensorflow/ or external/local_tsl|local_xla/) */
-	bool xla = window_has(c, "external/xla/");
+	 * TensorFlow's is tensorflow/ or external/local_tsl|local_xla/). Recent
+	 * jaxlib logs the bare file name ("bfc_allocator.cc:598]"): then JAX's
+	 * own exception in the window names it (jax.errors.JaxRuntimeError,
+	 * jaxlib's XlaRuntimeError, "with allocator GPU_0_bfc" in both) */
+	bool xla = window_has(c, "external/xla/") || window_has(c, "JaxRuntimeError") ||
+		   window_has(c, "XlaRuntimeError");
 	ident(o, xla ? KG_FAMILY_WORD(JAX) : KG_FAMILY_WORD(TENSORFLOW),
 	      xla ? KG_FRAMEWORK_WORD(JAX) : framework_cue(c, KG_FRAMEWORK_WORD(TENSORFLOW)),
 	      tf_device_type(c, h, 1));
