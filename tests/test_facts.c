@@ -305,6 +305,9 @@ int main(void)
 	TAP_EQ_I64(num(&f, "dataset.entities"), 40943, "dataset.entities");
 	TAP_EQ_I64(kg_facts_get(&f, "dataset.entities")->type, KG_FACT_COUNT, "a number under a prefix is a count");
 	TAP_EQ_I64(kg_facts_set_arg(&f, "config.eval_batch_size=128", &err), 0, "config role");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "config.train_batch_size=1", &err), 0, "a batch of one");
+	TAP_EQ_I64(kg_facts_get(&f, "config.train_batch_size")->type, KG_FACT_COUNT, "1 under config.* is a count, not true");
+	TAP_EQ_I64(num(&f, "config.train_batch_size"), 1, "of 1");
 	TAP_EQ_I64(kg_facts_set_arg(&f, "calc.full_ranking.bytes=19.99 GiB", &err), 0, "size under calc.*");
 	TAP_EQ_I64(kg_facts_get(&f, "calc.full_ranking.bytes")->type, KG_FACT_BYTES, "is bytes");
 	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.process_share=97%", &err), 0, "ratio as a percentage");

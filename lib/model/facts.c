@@ -970,7 +970,10 @@ int kg_facts_set_arg(kg_facts *f, const char *arg, kg_error *err)
 	if (prefix) {
 		kg_size sz;
 		double d;
-		if (truthy(val, strlen(val), &b))
+		/* digits are a number: a batch size of 1 is a count, not true */
+		if (*val && strspn(val, "0123456789") == strlen(val) && parse_count(val, &d))
+			type = KG_FACT_COUNT;
+		else if (truthy(val, strlen(val), &b))
 			type = KG_FACT_BOOL;
 		else if (has_unit(val) && kg_size_parse_str(val, &sz) == 0)
 			type = KG_FACT_BYTES;
