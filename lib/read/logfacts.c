@@ -278,22 +278,27 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
  * row ("Memory-Usage": used / total, both MiB). */
 static pattern p_smi_proc = {.src = "^\\s*\\|\\s*([0-9]{1,2})\\s+(?:(?:N/A|[0-9]+)\\s+(?:N/A|[0-9]+)\\s+)?([0-9]{1,10})\\s+(C|G|C\\+G|M|M\\+C)\\s+\\S.*?\\s([0-9]{1,9})\\s*MiB\\s*\\|\\s*$"};
 static pattern p_smi_dev = {.src = "\\|\\s*([0-9]{1,9})\\s*MiB\\s*/\\s*([0-9]{1,9})\\s*MiB\\s*\\|"};
-/* A late failure: after two or more epochs, hours or days, the Nth (N ≥ 2)
- * epoch, a hundred or more iterations, or "after running for a while". */
-static pattern p_late = {.src = "\\bafter\\s+(?:about\\s+|around\\s+|~\\s*)?(?:(?:[2-9]|[1-9][0-9]+)\\s+epochs|(?:a\\s+few|several|many|some)\\s+(?:epochs|hours|days)|[0-9]+\\s+(?:hours?|hrs?|days?)|[1-9][0-9]{2,}\\s+(?:iterations|iters|steps|batches))\\b"
-		"|\\b(?:[2-9]|[1-9][0-9]+)(?:st|nd|rd|th)\\s+epoch\\b"
-		"|\\bafter\\s+(?:running|training)\\s+(?:for\\s+)?(?:a\\s+while|some\\s+time|a\\s+long\\s+time|hours|days)\\b"
+/* A late failure: after two or more epochs, after hours, the Nth (N ≥ 2)
+ * epoch, "after running for a while", "training … for too long". Each form
+ * holds one of the scanner's atoms (logscan.c: "epochs", "th epoch",
+ * "nd epoch", "rd epoch", "hour", "for a while", "too long"). */
+static pattern p_late = {.src = "\\bafter\\s+(?:about\\s+|around\\s+|~\\s*)?(?:(?:[2-9]|[1-9][0-9]+)\\s+epochs|(?:a\\s+few|several|many|some)\\s+(?:epochs|hours)|[0-9]+(?:\\.[0-9]+)?\\s+hours?)\\b"
+		"|\\b(?:[2-9]|[1-9][0-9]+)(?:nd|rd|th)\\s+epoch\\b"
+		"|\\bafter\\s+(?:running|training)\\s+(?:for\\s+)?(?:a\\s+while|hours)\\b"
 		"|\\btrain(?:ing|ed)?\\b[^.\\n]{0,40}\\bfor\\s+too\\s+long\\b"};
 /* A batch of one: "batch size 1", "batch_size=1", "batch size of 1",
  * "minibatch_size to 1", "bs=1". */
 static pattern p_batch1 = {.src = "(?:batch[_ -]?size|\\bbs)\\s*(?:of|=|:|to|is|as|at)?\\s*(?:only\\s+)?1(?![0-9]|[.,][0-9]|\\s*[0-9])"};
 /* The evaluation phase in words: "during (the) evaluation/validation/
- * inference/testing", "the validation loop/step", "Loading valid dataset",
- * "when the valid(ation) starts". */
+ * inference/testing", "the validation loop/step/phase/routine", "eval
+ * loop", "test step", "Loading valid dataset", "when the valid(ation)
+ * starts". Each form holds one of the scanner's atoms ("during", "valid ",
+ * "ation loop", "eval step", "when the", …). */
 static pattern p_evalw = {.src = "\\bduring\\s+(?:the\\s+)?(?:evaluation|validation|inference|testing|prediction|eval)\\b"
-		"|\\b(?:evaluation|validation|eval|valid|test)\\s+(?:loop|step|phase|stage|routine)\\b"
-		"|\\bloading\\s+(?:the\\s+)?(?:valid|validation|test|eval)\\s+(?:data\\s*set|data|set)\\b"
-		"|\\bwhen\\s+(?:the\\s+)?(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"};
+		"|\\b(?:evaluation|validation)\\s+(?:loop|step|phase|routine)\\b"
+		"|\\b(?:eval|test)\\s+(?:loop|step)\\b"
+		"|\\bloading\\s+(?:the\\s+)?valid\\s+(?:data\\s*set|data|set)\\b"
+		"|\\bwhen\\s+the\\s+(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"};
 
 static void keep_text(char *dst, size_t cap, const char *s, size_t n)
 {
@@ -337,8 +342,8 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 			}
 		}
 	}
-	if (!m->late_line && (kg_memcasemem(s, n, "after", 5) || kg_memcasemem(s, n, "epoch", 5) ||
-			      kg_memcasemem(s, n, "too long", 8)) &&
+	if (!m->late_line && (kg_memcasemem(s, n, "epoch", 5) || kg_memcasemem(s, n, "hour", 4) ||
+			      kg_memcasemem(s, n, "while", 5) || kg_memcasemem(s, n, "too long", 8)) &&
 	    (at = 0, match(&p_late, s, n, &at))) {
 		keep_text(m->late_text, sizeof m->late_text, s, n);
 		m->late_line = lineno;
