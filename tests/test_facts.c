@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static kg_size sz(const char *s)
 {
@@ -43,6 +44,82 @@ static int64_t hint(const char *line)
 	return kg_parse_parallel_hint(line, strlen(line), &j, &k) ? j : -1;
 }
 
+
+/* kg_parse_signs: nvidia-smi rows and the reporter's words, each line fed
+ * as the scanner feeds it, then the facts they give. */
+static int sign(kg_log_markers *m, const char *line, long lineno)
+{
+	return kg_parse_signs(line, strlen(line), lineno, m);
+}
+
+static void signs(void)
+{
+	kg_log_facts lf;
+	kg_log_facts_init(&lf);
+	kg_log_markers *m = &lf.markers;
+	/* nvidia-smi before 470: GPU, PID, Type, name, usage */
+	TAP_EQ_I64(sign(m, "|    0     32317      C   python                                      7773MiB |", 3), 1, "process row (old layout)");
+	/* 470+: GPU, GI ID, CI ID, PID, … */
+	TAP_EQ_I64(sign(m, "|    0   N/A  N/A     34873      C   python                             2217MiB |", 4), 1, "process row (GI/CI layout)");
+	TAP_EQ_I64(sign(m, "|    0   N/A  N/A      1663      G   /usr/lib/xorg/Xorg                   25MiB |", 5), 1, "graphics row");
+	TAP_EQ_I64(sign(m, "|    1     40000      C   python                                      9000MiB |", 6), 1, "a row of another GPU");
+	TAP_EQ_I64(sign(m, "|    0     32317      C   python                                      7773MiB |", 7), 0, "the same pid again is not a second process");
+	TAP_EQ_I64(sign(m, "| N/A   34C    P0    25W / 250W |  10021MiB / 16280MiB |      0%      Default |", 8), 1, "device row");
+	TAP_EQ_I64(sign(m, "| 30%   34C    P0    25W / 250W |    100MiB / 16280MiB |      0%      Default |", 9), 0, "only the first device row");
+	TAP_EQ_I64(sign(m, "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |", 10), 0, "header");
+	kg_facts f = {0};
+	kg_facts_from_log(&lf, "smi.log", 0, &f);
+	TAP_EQ_I64(num(&f, "log.smi.processes"), 3, "three processes on GPU 0");
+	TAP_EQ_I64(num(&f, "log.smi.compute"), 2, "two of them CUDA processes");
+	TAP_EQ_I64(num(&f, "log.smi.gpu"), 0, "GPU 0");
+	TAP_EQ_STR(str(&f, "log.smi.pids"), "32317, 34873, 1663", "their pids");
+	TAP_EQ_I64(num(&f, "log.smi.listed"), (7773LL + 2217 + 25) << 20, "listed sum");
+	TAP_EQ_I64(num(&f, "log.smi.others"), (2217LL + 25) << 20, "others: the sum less the largest");
+	TAP_EQ_I64(num(&f, "log.smi.used"), 10021LL << 20, "used");
+	TAP_EQ_I64(num(&f, "log.smi.total"), 16280LL << 20, "total");
+	TAP_EQ_STR(kg_facts_get(&f, "log.smi.processes")->provenance, "smi.log:3", "provenance: the first row");
+	kg_facts_free(&f);
+	kg_log_facts_free(&lf);
+
+	static const struct { const char *line; const char *kind; } words[] = {
+		{"It crashes after 30 epochs with the error below.", "late"},
+		{"the OOM happens at the 12th epoch", "late"},
+		{"after about 3 hours of training", "late"},
+		{"It worked after running for a while then died", "late"},
+		{"fails after several epochs", "late"},
+		{"RuntimeError when training the model for too long.", "late"},
+		{"it fails after 2.5 hours", "late"},
+		{"even with batch size 1 it fails", "batch"},
+		{"I changed the minibatch_size to 1.", "batch"},
+		{"python train.py --batch_size 1 --lr 3e-4", "batch"},
+		{"per_device_train_batch_size=1", "batch"},
+		{"bs=1", "batch"},
+		{"it failed during the evaluation loop", "eval"},
+		{"Loading valid dataset from data.valid.0.pt", "eval"},
+		{"when the validation is going to start I get", "eval"},
+		{"an OOM during inference", "eval"},
+		/* not signs */
+		{"after 1 epoch it fails", NULL},
+		{"the 1st epoch is fine", NULL},
+		{"after 10 steps", NULL},
+		{"after 1000 iterations", NULL},
+		{"batch size 16", NULL},
+		{"batch_size=128", NULL},
+		{"batch size 1.5x larger", NULL},
+		{"bs=12", NULL},
+		{"validation accuracy improved", NULL},
+		{"after the model is loaded", NULL},
+	};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		kg_log_markers w;
+		memset(&w, 0, sizeof w);
+		int got = sign(&w, words[i].line, 1);
+		const char *kind = w.late_line ? "late" : w.batch1_line ? "batch" : w.eval_line ? "eval" : NULL;
+		TAP_OK(got == (words[i].kind != NULL) && (kind == words[i].kind ||
+		       (kind && words[i].kind && !strcmp(kind, words[i].kind))),
+		       "\"%s\": %s", words[i].line, words[i].kind ? words[i].kind : "no sign");
+	}
+}
 
 /* ---- reference for kg_facts_from_log ------------------------------------
  * The direct pass over the readings before the line that lib/read/logfacts.c
@@ -305,6 +382,9 @@ int main(void)
 	TAP_EQ_I64(num(&f, "dataset.entities"), 40943, "dataset.entities");
 	TAP_EQ_I64(kg_facts_get(&f, "dataset.entities")->type, KG_FACT_COUNT, "a number under a prefix is a count");
 	TAP_EQ_I64(kg_facts_set_arg(&f, "config.eval_batch_size=128", &err), 0, "config role");
+	TAP_EQ_I64(kg_facts_set_arg(&f, "config.train_batch_size=1", &err), 0, "a batch of one");
+	TAP_EQ_I64(kg_facts_get(&f, "config.train_batch_size")->type, KG_FACT_COUNT, "1 under config.* is a count, not true");
+	TAP_EQ_I64(num(&f, "config.train_batch_size"), 1, "of 1");
 	TAP_EQ_I64(kg_facts_set_arg(&f, "calc.full_ranking.bytes=19.99 GiB", &err), 0, "size under calc.*");
 	TAP_EQ_I64(kg_facts_get(&f, "calc.full_ranking.bytes")->type, KG_FACT_BYTES, "is bytes");
 	TAP_EQ_I64(kg_facts_set_arg(&f, "oom.process_share=97%", &err), 0, "ratio as a percentage");
@@ -511,5 +591,6 @@ int main(void)
 		}
 	}
 	indexed_matches_reference();
+	signs();
 	return tap_done();
 }

@@ -98,11 +98,32 @@ typedef struct kg_log_markers {
 	long tf_device_line;
 	long notebook_line;        /* first IPython/Jupyter traceback line
 	                              ("<ipython-input-", "Cell In["), 0 if none */
+	/* nvidia-smi pasted into the log: its process-table rows
+	 * ("|    0     32317      C   python     7773MiB |", GPU index, pid,
+	 * type C/G/C+G, name, used memory; the 470+ layout has GI/CI ids
+	 * between) and its first device row ("| 7785MiB / 16280MiB |"). */
+	int nsmi;                  /* process rows kept (at most 16) */
+	struct { int gpu; bool compute; int64_t pid; int64_t bytes; } smi[16];
+	long smi_line;             /* first process row */
+	int64_t smi_used, smi_total; /* first device row, KG_NONE when none */
+	long smi_dev_line;
+	/* the reporter's words (anywhere in the input: prose often follows the
+	 * paste): a late failure ("after 30 epochs", "the 12th epoch", "after
+	 * 3 hours", "after running for a while"), a batch of one ("even with
+	 * batch size 1", "batch size to 1"), the evaluation phase ("during the
+	 * evaluation loop", "Loading valid dataset") */
+	char late_text[120], batch1_text[120], eval_text[120];
+	long late_line, batch1_line, eval_line;
 } kg_log_markers;
 
 /* Reads the markers on one line into m (only kinds not yet seen). Returns
  * 1 when it recorded one, else 0. */
 int kg_parse_marker(const char *line, size_t n, long lineno, kg_log_markers *m);
+
+/* Reads nvidia-smi rows and the reporter's words on one line into m
+ * (kg_log_markers: smi*, late*, batch1*, eval*; the first of each kind).
+ * Returns 1 when it recorded one, else 0. */
+int kg_parse_signs(const char *line, size_t n, long lineno, kg_log_markers *m);
 
 /* A batch setting the log printed (the batch that ran). */
 typedef struct kg_batch_hint {

@@ -251,6 +251,17 @@ static const kg_fact_info registry[] = {
 	{"log.tf.total", B, "TensorFlow's device at start-up: totalMemory (1.x) or deviceMemorySize (2.x)"},
 	{"log.tf.free", B, "TensorFlow 1.x's freeMemory at start-up: what was free before this job allocated"},
 	{"log.tf.device", B, "the memory TensorFlow created its GPU device with (\"Created device … with N MB memory\")"},
+	{"log.smi.processes", C, "nvidia-smi process rows pasted in the input: how many processes the GPU with the most rows lists"},
+	{"log.smi.compute", C, "how many of those are compute processes (type C or C+G: a CUDA context each)"},
+	{"log.smi.gpu", C, "that GPU's index"},
+	{"log.smi.pids", S, "their pids"},
+	{"log.smi.listed", B, "the memory those rows list, summed"},
+	{"log.smi.others", B, "that sum less the largest row: what other processes hold whichever row is this one"},
+	{"log.smi.used", B, "nvidia-smi's first device row: memory used (MiB / MiB)"},
+	{"log.smi.total", B, "that row's total"},
+	{"log.words.late", S, "a line saying the run failed late (after N ≥ 2 epochs, after N hours, the Nth epoch, after running for a while, training for too long), anywhere in the input"},
+	{"log.words.batch_one", S, "a line naming a batch size of 1 (\"even with batch size 1\", batch_size=1), anywhere in the input"},
+	{"log.words.eval", S, "a line saying the OOM came in evaluation (\"during the evaluation loop\", \"Loading valid dataset\"), anywhere in the input"},
 	{"log.parallel_source", S, "kind of that hint"},
 	{"parallel.per_job", B, "derived: what one job needed: process_in_use + requested, divided by log.parallel_jobs when the jobs run inside this process"},
 	{"parallel.in_process", T, "derived: the log's parallel jobs run inside this process (no other process holds a job's worth)"},
@@ -970,7 +981,10 @@ int kg_facts_set_arg(kg_facts *f, const char *arg, kg_error *err)
 	if (prefix) {
 		kg_size sz;
 		double d;
-		if (truthy(val, strlen(val), &b))
+		/* digits are a number: a batch size of 1 is a count, not true */
+		if (*val && strspn(val, "0123456789") == strlen(val) && parse_count(val, &d))
+			type = KG_FACT_COUNT;
+		else if (truthy(val, strlen(val), &b))
 			type = KG_FACT_BOOL;
 		else if (has_unit(val) && kg_size_parse_str(val, &sz) == 0)
 			type = KG_FACT_BYTES;

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,6 +277,101 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 	return 0;
 }
 
+/* ---- nvidia-smi rows and the reporter's words -------------------------- */
+
+/* nvidia-smi's process table (nvidia-smi(1), "Processes": GPU, [GI ID, CI
+ * ID,] PID, Type C/G/C+G, Process name, GPU Memory Usage) and its device
+ * row ("Memory-Usage": used / total, both MiB). */
+static pattern p_smi_proc = {.src = "^\\s*\\|\\s*([0-9]{1,2})\\s+(?:(?:N/A|[0-9]+)\\s+(?:N/A|[0-9]+)\\s+)?([0-9]{1,10})\\s+(C|G|C\\+G|M|M\\+C)\\s+\\S.*?\\s([0-9]{1,9})\\s*MiB\\s*\\|\\s*$"};
+static pattern p_smi_dev = {.src = "\\|\\s*([0-9]{1,9})\\s*MiB\\s*/\\s*([0-9]{1,9})\\s*MiB\\s*\\|"};
+/* A late failure: after two or more epochs, after hours, the Nth (N ≥ 2)
+ * epoch, "after running for a while", "training … for too long". Each form
+ * holds one of the scanner's atoms (logscan.c: "epochs", "th epoch",
+ * "nd epoch", "rd epoch", "hour", "for a while", "too long"). */
+static pattern p_late = {.src = "\\bafter\\s+(?:about\\s+|around\\s+|~\\s*)?(?:(?:[2-9]|[1-9][0-9]+)\\s+epochs|(?:a\\s+few|several|many|some)\\s+(?:epochs|hours)|[0-9]+(?:\\.[0-9]+)?\\s+hours?)\\b"
+		"|\\b(?:[2-9]|[1-9][0-9]+)(?:nd|rd|th)\\s+epoch\\b"
+		"|\\bafter\\s+(?:running|training)\\s+(?:for\\s+)?(?:a\\s+while|hours)\\b"
+		"|\\btrain(?:ing|ed)?\\b[^.\\n]{0,40}\\bfor\\s+too\\s+long\\b"};
+/* A batch of one: "batch size 1", "batch_size=1", "batch size of 1",
+ * "minibatch_size to 1", "bs=1". */
+static pattern p_batch1 = {.src = "(?:batch[_ -]?size|\\bbs)\\s*(?:of|=|:|to|is|as|at)?\\s*(?:only\\s+)?1(?![0-9]|[.,][0-9]|\\s*[0-9])"};
+/* The evaluation phase in words: "during (the) evaluation/validation/
+ * inference/testing", "the validation loop/step/phase/routine", "eval
+ * loop", "test step", "Loading valid dataset", "when the valid(ation)
+ * starts". Each form holds one of the scanner's atoms ("during", "valid ",
+ * "ation loop", "eval step", "when the", …). */
+static pattern p_evalw = {.src = "\\bduring\\s+(?:the\\s+)?(?:evaluation|validation|inference|testing|prediction|eval)\\b"
+		"|\\b(?:evaluation|validation)\\s+(?:loop|step|phase|routine)\\b"
+		"|\\b(?:eval|test)\\s+(?:loop|step)\\b"
+		"|\\bloading\\s+(?:the\\s+)?valid\\s+(?:data\\s*set|data|set)\\b"
+		"|\\bwhen\\s+the\\s+(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"};
+
+static void keep_text(char *dst, size_t cap, const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t' || *s == '>'))
+		s++, n--;
+	size_t k = n < cap - 1 ? n : cap - 1;
+	memcpy(dst, s, k);
+	dst[k] = '\0';
+}
+
+int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
+{
+	size_t at = 0;
+	PCRE2_SIZE *ov;
+	int got = 0;
+	if (memmem(s, n, "MiB", 3) && memchr(s, '|', n)) {
+		if (m->nsmi < (int)(sizeof m->smi / sizeof *m->smi) &&
+		    (at = 0, ov = match(&p_smi_proc, s, n, &at))) {
+			int64_t g = int_at(s, ov[2], ov[3]), pid = int_at(s, ov[4], ov[5]);
+			int64_t mib = int_at(s, ov[8], ov[9]);
+			bool dup = false;
+			for (int i = 0; i < m->nsmi; i++)
+				dup |= m->smi[i].gpu == g && m->smi[i].pid == pid;
+			if (g != KG_NONE && pid != KG_NONE && mib != KG_NONE && !dup) {
+				m->smi[m->nsmi].gpu = (int)g;
+				m->smi[m->nsmi].pid = pid;
+				m->smi[m->nsmi].compute = s[ov[6]] == 'C' || ov[7] - ov[6] > 1;
+				m->smi[m->nsmi++].bytes = mib << 20;
+				if (!m->smi_line)
+					m->smi_line = lineno;
+				got = 1;
+			}
+		}
+		if (!m->smi_dev_line && (at = 0, ov = match(&p_smi_dev, s, n, &at))) {
+			int64_t u = int_at(s, ov[2], ov[3]), t = int_at(s, ov[4], ov[5]);
+			if (u != KG_NONE && t != KG_NONE && t > 0 && u <= t) {
+				m->smi_used = u << 20;
+				m->smi_total = t << 20;
+				m->smi_dev_line = lineno;
+				got = 1;
+			}
+		}
+	}
+	if (!m->late_line && (kg_memcasemem(s, n, "epoch", 5) || kg_memcasemem(s, n, "hour", 4) ||
+			      kg_memcasemem(s, n, "while", 5) || kg_memcasemem(s, n, "too long", 8)) &&
+	    (at = 0, match(&p_late, s, n, &at))) {
+		keep_text(m->late_text, sizeof m->late_text, s, n);
+		m->late_line = lineno;
+		got = 1;
+	}
+	if (!m->batch1_line && (kg_memcasemem(s, n, "batch", 5) || kg_memcasemem(s, n, "bs", 2)) &&
+	    (at = 0, match(&p_batch1, s, n, &at))) {
+		keep_text(m->batch1_text, sizeof m->batch1_text, s, n);
+		m->batch1_line = lineno;
+		got = 1;
+	}
+	if (!m->eval_line && (kg_memcasemem(s, n, "eval", 4) || kg_memcasemem(s, n, "valid", 5) ||
+			      kg_memcasemem(s, n, "infer", 5) || kg_memcasemem(s, n, "test", 4) ||
+			      kg_memcasemem(s, n, "predict", 7)) &&
+	    (at = 0, match(&p_evalw, s, n, &at))) {
+		keep_text(m->eval_text, sizeof m->eval_text, s, n);
+		m->eval_line = lineno;
+		got = 1;
+	}
+	return got;
+}
+
 /* ---- the batch that ran ------------------------------------------------ */
 
 /* The key names of rules/keys.yaml's batch roles as a log prints them in
@@ -358,6 +454,7 @@ void kg_log_facts_init(kg_log_facts *lf)
 	lf->parallel_jobs = KG_NONE;
 	lf->markers.tf_total = lf->markers.tf_free = kg_size_none();
 	lf->markers.tf_device = KG_NONE;
+	lf->markers.smi_used = lf->markers.smi_total = KG_NONE;
 }
 
 static void index_free(kg_log_facts *lf);
@@ -626,6 +723,66 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 	if (mk->tf_device_line && (before <= 0 || mk->tf_device_line < before)) {
 		char *prov = kg_asprintf("%s:%ld", path, mk->tf_device_line);
 		kg_facts_set_num(f, "log.tf.device", KG_FACT_BYTES, (double)mk->tf_device, prov);
+		free(prov);
+	}
+	if (mk->nsmi || mk->smi_dev_line) {
+		/* the GPU with the most processes listed (the first of a tie) */
+		int best = -1, bestn = 0;
+		for (int i = 0; i < mk->nsmi; i++) {
+			int c = 0;
+			for (int j = 0; j < mk->nsmi; j++)
+				c += mk->smi[j].gpu == mk->smi[i].gpu;
+			if (c > bestn)
+				bestn = c, best = mk->smi[i].gpu;
+		}
+		if (bestn) {
+			char *prov = kg_asprintf("%s:%ld", path, mk->smi_line);
+			int64_t sum = 0, big = 0, compute = 0;
+			size_t len = 0;
+			char pids[200] = "";
+			for (int i = 0; i < mk->nsmi; i++) {
+				if (mk->smi[i].gpu != best)
+					continue;
+				sum += mk->smi[i].bytes;
+				compute += mk->smi[i].compute;
+				if (mk->smi[i].bytes > big)
+					big = mk->smi[i].bytes;
+				if (len + 24 < sizeof pids)
+					len += (size_t)snprintf(pids + len, sizeof pids - len, "%s%lld",
+								len ? ", " : "", (long long)mk->smi[i].pid);
+			}
+			kg_facts_set_num(f, "log.smi.processes", KG_FACT_COUNT, bestn, prov);
+			kg_facts_set_num(f, "log.smi.compute", KG_FACT_COUNT, (double)compute, prov);
+			kg_facts_set_num(f, "log.smi.gpu", KG_FACT_COUNT, best, prov);
+			kg_facts_set_str(f, "log.smi.pids", pids, prov);
+			kg_facts_set_num(f, "log.smi.listed", KG_FACT_BYTES, (double)sum, prov);
+			/* whichever listed process is this one, the others hold at
+			 * least the sum less the largest */
+			kg_facts_set_num(f, "log.smi.others", KG_FACT_BYTES, (double)(sum - big), prov);
+			free(prov);
+		}
+		if (mk->smi_dev_line) {
+			char *prov = kg_asprintf("%s:%ld", path, mk->smi_dev_line);
+			kg_facts_set_num(f, "log.smi.used", KG_FACT_BYTES, (double)mk->smi_used, prov);
+			kg_facts_set_num(f, "log.smi.total", KG_FACT_BYTES, (double)mk->smi_total, prov);
+			free(prov);
+		}
+	}
+	/* the reporter's words count wherever they are (prose often follows
+	 * the pasted error) */
+	if (mk->late_line) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->late_line);
+		kg_facts_set_str(f, "log.words.late", mk->late_text, prov);
+		free(prov);
+	}
+	if (mk->batch1_line) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->batch1_line);
+		kg_facts_set_str(f, "log.words.batch_one", mk->batch1_text, prov);
+		free(prov);
+	}
+	if (mk->eval_line) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->eval_line);
+		kg_facts_set_str(f, "log.words.eval", mk->eval_text, prov);
 		free(prov);
 	}
 	if (!total) {

@@ -1131,6 +1131,7 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
 			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
+			kg_parse_signs(s, n, L->lineno, &sc->lf->markers);
 			kg_batch_hint bh[3];
 			int nb = kg_parse_batch_hint(s, n, bh, 3);
 			for (int k = 0; k < nb; k++)
@@ -1201,6 +1202,16 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	{"WSL", A_CTX}, {"NvMap", A_CTX}, {"Jetson", A_CTX}, {"Cell In[", A_CTX},
 	/* the batch that ran (kg_parse_batch_hint) */
 	{"batch", A_CTX}, {"Batch", A_CTX}, {"_bs", A_CTX}, {"accum", A_CTX}, {"Accum", A_CTX},
+	/* nvidia-smi rows and the reporter's words (kg_parse_signs): phrases
+	 * of prose, not words a training log prints on every line ("eval",
+	 * "Validation", "after" would send each tqdm redraw and metrics line
+	 * down the context path: 2-4 µs a line) */
+	{"MiB |", A_CTX}, {"MiB|", A_CTX}, {"epochs", A_CTX}, {"th epoch", A_CTX},
+	{"nd epoch", A_CTX}, {"rd epoch", A_CTX}, {"hour", A_CTX}, {"for a while", A_CTX},
+	{"too long", A_CTX}, {"bs=", A_CTX}, {"during", A_CTX}, {"During", A_CTX},
+	{"valid ", A_CTX}, {"ation loop", A_CTX}, {"ation step", A_CTX}, {"ation phase", A_CTX},
+	{"ation routine", A_CTX}, {"eval loop", A_CTX}, {"eval step", A_CTX}, {"test loop", A_CTX},
+	{"test step", A_CTX}, {"when the", A_CTX}, {"When the", A_CTX},
 };
 #define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
 

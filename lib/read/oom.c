@@ -38,6 +38,12 @@
  *                       TensorFlow eager "failed to allocate memory", vLLM's
  *                       KV cache checks; the texts and the threads they come
  *                       from are in tests/oom/issue24.test
+ *   issue 23            ggml's Vulkan backend (ggml-vulkan.cpp
+ *                       ggml_vk_create_buffer: "ggml_vulkan: Device memory
+ *                       allocation of size N failed." then the
+ *                       vk::SystemError's what(), "…: ErrorOutOfDeviceMemory"),
+ *                       and a bare Vulkan VK_ERROR_OUT_OF_DEVICE_MEMORY;
+ *                       tests/oom/issue23.test
  */
 #include "read/oom.h"
 #include "model/units.h"
@@ -71,6 +77,7 @@ enum rx_id {
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
 	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ,
+	RX_GGML_VK, RX_VK_OOM,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
 	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
@@ -153,6 +160,12 @@ static const char *const rx_src[NRX] = {
 		"allocating\\s+" SZ "\\s+on\\s+device\\s+(\\d+):\\s+cudaMalloc\\s+failed:\\s+out\\s+of\\s+memory",
 	[RX_GGML_BUF] =
 		"failed\\s+to\\s+allocate\\s+(\\w+?)(\\d*)\\s+buffer\\s+of\\s+size\\s+(\\d+)",
+	/* ggml-vulkan.cpp ggml_vk_create_buffer's catch: the size in bytes */
+	[RX_GGML_VK] =
+		"ggml_vulkan:\\s+Device\\s+memory\\s+allocation\\s+of\\s+size\\s+(\\d+)\\s+failed\\.?",
+	/* Vulkan-Hpp's vk::OutOfDeviceMemoryError what(): "<call>: ErrorOutOfDeviceMemory" */
+	[RX_VK_OOM] =
+		"(?:vk::\\w+::\\w+:\\s+)?ErrorOutOfDeviceMemory\\b",
 	/* THC (PyTorch 0.4–1.0): THCublasCheck in aten/src/THC/THCGeneral.cpp */
 	[RX_CUBLAS_THC] =
 		"cublas\\s+runtime\\s+error\\s*:\\s+resource\\s+allocation\\s+failed"
@@ -392,6 +405,7 @@ static const char *const triggers[] = {
 	"No executable batch size", "bad_alloc", "best cudnn convolution", "killed",
 	"OutOfMemory", "MemoryAllocation",
 	"OUT_OF_DEVICE_MEMORY", "No available memory", "stored in KV cache",
+	"Device memory allocation", "ErrorOutOfDeviceMemory",
 };
 
 static bool has_lit(const char *s, size_t n, const char *lit)
@@ -401,16 +415,17 @@ static bool has_lit(const char *s, size_t n, const char *lit)
 
 #define NTRIG (sizeof triggers / sizeof triggers[0])
 
-/* For each byte, the set of triggers that start with it (bit i = triggers[i]);
- * built once. One pass over the line then looks only at bytes that can
+/* For each byte, the set of triggers that start with it (bit i = triggers[i],
+ * at most 64 triggers); built once. One pass over the line then looks only at bytes that can
  * begin a trigger, instead of one memmem pass per trigger. */
-static uint32_t first_byte[256];
+static uint64_t first_byte[256];
+_Static_assert(NTRIG <= 64, "first_byte holds a bit per trigger");
 static size_t trig_len[NTRIG];
 
 static void build_first_byte(void)
 {
 	for (size_t i = 0; i < NTRIG; i++) {
-		first_byte[(unsigned char)triggers[i][0]] |= UINT32_C(1) << i;
+		first_byte[(unsigned char)triggers[i][0]] |= UINT64_C(1) << i;
 		trig_len[i] = strlen(triggers[i]);
 	}
 }
@@ -428,9 +443,9 @@ bool kg_oom_candidate(const char *line, size_t n)
 	const unsigned char *s = (const unsigned char *)line;
 	/* every trigger is at least 6 bytes long ("Killed") */
 	for (size_t i = 0; i + 6 <= n; i++) {
-		uint32_t m = first_byte[s[i]];
+		uint64_t m = first_byte[s[i]];
 		while (m) {
-			int t = __builtin_ctz(m);
+			int t = __builtin_ctzll(m);
 			m &= m - 1;
 			if (trig_len[t] <= n - i && s[i + 1] == (unsigned char)triggers[t][1] &&
 			    memcmp(s + i, triggers[t], trig_len[t]) == 0)
@@ -1311,6 +1326,32 @@ static bool g_ggml_buf(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+/* ggml's Vulkan backend: the failed buffer's size, then (next line) the
+ * Vulkan error that says it was device memory. */
+static bool g_ggml_vk(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	/* not the ggml family: its headline names cudaMalloc */
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(GGML), NULL);
+	o->mem.requested = cap_bytes(c, h, 1);
+	size_t end = mend(h);
+	size_t lim = lines_after(c, end, 1);
+	match m;
+	if (run(c, RX_VK_OOM, lim, end, false, &m)) {
+		o->status = kg_strdup("VK_ERROR_OUT_OF_DEVICE_MEMORY");
+		end = mend(&m);
+	}
+	return done(o, h, end);
+}
+
+static bool g_vk_oom(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), NULL, NULL);
+	o->status = kg_strdup("VK_ERROR_OUT_OF_DEVICE_MEMORY");
+	return done(o, h, mend(h));
+}
+
 /* ---- messages found missing on real logs (issue 13) ------------------ */
 
 static bool g_cublas_thc(ctx *c, const match *h)
@@ -1543,6 +1584,8 @@ static const grammar grammars[] = {
 	{RX_L0, {"OUT_OF_DEVICE_MEMORY"}, g_l0},
 	{RX_TF_EAGER, {"failed to allocate memory"}, g_tf_eager},
 	{RX_VLLM_KV, {"No available memory for the cache"}, g_vllm_kv},
+	{RX_GGML_VK, {"Device memory allocation"}, g_ggml_vk},
+	{RX_VK_OOM, {"ErrorOutOfDeviceMemory"}, g_vk_oom},
 	{RX_VLLM_SEQ, {"stored in KV cache"}, g_vllm_kv},
 };
 
