@@ -499,7 +499,7 @@ check "MPS cap reached within the printed rounding: alloc-conf (medium: one deci
 
 # --- verdict first: -q one line; --verbose every finding; the summary by cause
 "$exe" -q "$seed1" >"$tmp/o"
-check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q ': error\[eval-blowup, low\]: ' $tmp/o"
+check "-q prints the verdict line only" "[ \"\$(wc -l <$tmp/o)\" = 1 ] && grep -q ': error\[eval-blowup, medium\]: ' $tmp/o"
 "$exe" -v "$seed1" >"$tmp/o"
 check "-v prints every finding and the frame" "grep -q '\[eval-blowup.eval-phase\]' $tmp/o && grep -q '= at /home/user/kgmed/models/rotate.py:97' $tmp/o"
 "$exe" "$seed1" "$root/testdata/logs/real-tf-0004-two-root-errors.log" "$log" >"$tmp/o"

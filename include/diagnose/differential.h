@@ -6,7 +6,9 @@
  *
  * Prior: per cause, from rules/priors.yaml (how often each cause settles
  * real reports); uniform when no priors were loaded.
- * Likelihood ratio of an item: decisive ×100, strong ×10, weak ×2.5;
+ * Likelihood ratio of an item: decisive ×100, strong ×20, weak ×2.5
+ * (strong measured on bench/causes: DIAGNOSIS §9's ×10 left a cause of
+ * prior < 0.09 under 0.5 on one strong item that names it 71 % of the time);
  * evidence against ÷10, and decisive evidence against rules the cause out
  * (probability 0). Items about one cause say the same thing and count
  * once: the strongest for it, the strongest against it.

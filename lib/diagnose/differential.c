@@ -66,7 +66,7 @@ enum kg_strength kg_strength_find(const char *s)
 
 double kg_strength_ratio(enum kg_strength s)
 {
-	return s == KG_STRENGTH_DECISIVE ? 100.0 : s == KG_STRENGTH_STRONG ? 10.0 :
+	return s == KG_STRENGTH_DECISIVE ? 100.0 : s == KG_STRENGTH_STRONG ? 20.0 :
 	       s == KG_STRENGTH_WEAK ? 2.5 : 1.0;
 }
 
