@@ -199,6 +199,9 @@ def log_checks(tag, img, root, rep):
              'free': bud['free']}
     for name, nbytes in parts.items():
         e = g.find('.//' + NS + 'rect[@class="budget-part %s"]' % name)
+        if not nbytes:
+            check(e is None, '%s: budget bar part "%s" of 0 bytes is not drawn' % (tag, name))
+            continue
         colour = hexrgb(e.get('fill'))
         got = sum(near(pixel(img, x, y), colour, 12) for x in range(int(fx), int(fx + fw) + 1))
         want = nbytes * per

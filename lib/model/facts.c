@@ -840,6 +840,12 @@ void kg_facts_derive(kg_facts *f)
 	num ocount = get(f, "oom.other_processes.count");
 	num listed = ocount.ok && ocount.v >= 1 ? get(f, "oom.other_processes.bytes") : (num){0};
 	num others = listed.ok ? listed : pin.ok ? clamp0(sub(used, pin)) : (num){0};
+	/* derived as total − free − this process, the remainder of three
+	 * rounded sizes: when zero lies within its interval it is that
+	 * rounding, not another process (10.24 MiB "other processes" beside a
+	 * lone process on a 139.80 GiB device) */
+	if (!listed.ok && others.ok && others.lo <= 0)
+		others.v = 0;
 	put(f, "budget.other_processes", KG_FACT_BYTES, others);
 	put(f, "budget.non_pytorch", KG_FACT_BYTES, clamp0(sub(pin, res)));
 	put(f, "budget.context_or_others", KG_FACT_BYTES, pin.ok ? (num){0} : clamp0(sub(used, res)));
