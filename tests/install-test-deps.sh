@@ -15,7 +15,13 @@
 #   librsvg2-bin chromium      the SVG pictures rendered, checked in pixels
 #   slurm-wlm munge            contrib/slurm on a one-node Slurm
 #   git                        test_packaging.sh copies the tree git tracks
+#
+# It also installs what building needs (README's first command's packages,
+# listed by --list-build) when they are missing, so that README's second
+# command works on its own on a fresh machine.
 set -eu
+BUILD="build-essential meson ninja-build pkg-config libpcre2-dev libcjson-dev libyaml-dev
+zlib1g-dev scdoc"
 PKGS="bash-completion zsh fish python3-torch python3-ipython python3-mesonpy python3-build
 python3-venv python3-yaml python3-jsonschema cmark-gfm librsvg2-bin chromium slurm-wlm munge git"
 
@@ -23,8 +29,12 @@ if [ "${1:-}" = --list ]; then
 	printf '%s\n' $PKGS
 	exit 0
 fi
+if [ "${1:-}" = --list-build ]; then
+	printf '%s\n' $BUILD
+	exit 0
+fi
 missing=
-for p in $PKGS; do
+for p in $BUILD $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
 if [ -z "$missing" ]; then

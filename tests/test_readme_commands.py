@@ -28,6 +28,11 @@ build_needs = ["build-essential", "meson", "ninja-build", "pkg-config", "libpcre
                "libcjson-dev", "libyaml-dev", "zlib1g-dev", "scdoc"]
 check(sorted(pkgs) == sorted(build_needs),
       "command 1 installs exactly what building and running need", " ".join(pkgs))
+script_build = subprocess.run([os.path.join(root, "tests", "install-test-deps.sh"), "--list-build"],
+                              stdout=subprocess.PIPE, check=True).stdout.decode().split()
+check(sorted(script_build) == sorted(build_needs),
+      "command 2's script also installs what building needs, so it works alone on a fresh machine",
+      " ".join(script_build))
 check(not set(pkgs) & set(deps), "command 1 installs no test-only package",
       " ".join(sorted(set(pkgs) & set(deps))))
 log = re.search(r"meson setup build && ninja -C build && \./build/kgmem-diagnose (testdata/\S+\.log)$",
