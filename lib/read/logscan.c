@@ -823,7 +823,7 @@ static void line_time(scanner *sc, long lineno, char *t)
 	}
 }
 
-static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc);
+static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_incident *inc);
 
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
@@ -831,7 +831,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	kg_incident inc;
 	kg_incident_init(&inc);
 	if (sc->rd)
-		resolve_progress(sc, sc->rd, sc->cur_off, L->lineno, &inc);
+		resolve_progress(sc->rd, sc->cur_off, L->lineno, &inc);
 	inc.kind = o->kind ? o->kind : "oom";
 	inc.family = o->family;
 	inc.framework = o->framework;
@@ -1502,9 +1502,8 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
  * PROGRESS_LOOKBACK lines before the one starting at `off` (line
  * `lineno`), within the kept history, into inc->progress_*. A line of tqdm
  * redraws is read at its last \r segment. Runs once per incident. */
-static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc)
+static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_incident *inc)
 {
-	(void)sc;
 	char tmp[2048];
 	size_t n;
 	const char *p;
