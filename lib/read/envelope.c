@@ -589,7 +589,7 @@ unsigned kg_wrap_width(const char *p, size_t n, bool whole)
 		if (cols[i] != max)
 			continue;
 		longest++;
-		if (i + 1 >= nl || columns(p + at[i + 1], len[i + 1]) == 0)
+		if (i + 1 >= nl || cols[i + 1] == 0)
 			continue;
 		followed++;
 		const char *a = p + at[i], *b = p + at[i + 1];

@@ -239,7 +239,12 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 		return 0;
 	size_t at = 0;
 	PCRE2_SIZE *ov;
-	if (!m->platform) {
+	/* each pattern below holds one of these literals (caseless, as the
+	 * patterns are): a line with "memory" alone, most of those that pass
+	 * the prefilter, runs no regex */
+	static const char *const platform_lit[] = {"wsl", "windows subsystem", "nvmap", "tegra", "jetson"};
+	static const char *const tf_lit[] = {"totalmemory", "devicememorysize"};
+	if (!m->platform && has_any(s, n, platform_lit, sizeof platform_lit / sizeof *platform_lit)) {
 		const char *kind = NULL;
 		if ((at = 0, match(&pat_wsl, s, n, &at)))
 			kind = "wsl";
@@ -254,7 +259,7 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 			return 1;
 		}
 	}
-	if (m->tf_total_line == 0 && kg_memcasemem(s, n, "memory", 6)) {
+	if (m->tf_total_line == 0 && has_any(s, n, tf_lit, sizeof tf_lit / sizeof *tf_lit)) {
 		if ((at = 0, ov = match(&pat_tf1, s, n, &at))) {
 			m->tf_total = size_at(s, ov[2], ov[3]);
 			m->tf_free = size_at(s, ov[4], ov[5]);
@@ -266,7 +271,8 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 			return 1;
 		}
 	}
-	if (m->tf_device_line == 0 && (at = 0, ov = match(&pat_tf_device, s, n, &at))) {
+	if (m->tf_device_line == 0 && kg_memcasemem(s, n, "device", 6) &&
+	    (at = 0, ov = match(&pat_tf_device, s, n, &at))) {
 		int64_t mb = int_at(s, ov[2], ov[3]);
 		if (mb != KG_NONE) {
 			m->tf_device = mb << 20;
@@ -355,7 +361,8 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		m->late_line = lineno;
 		got = 1;
 	}
-	if (!m->batch1_line && (kg_memcasemem(s, n, "batch", 5) || kg_memcasemem(s, n, "bs", 2)) &&
+	if (!m->batch1_line &&
+	    ((kg_memcasemem(s, n, "batch", 5) && kg_memcasemem(s, n, "size", 4)) || kg_memcasemem(s, n, "bs", 2)) &&
 	    (at = 0, match(&p_batch1, s, n, &at))) {
 		keep_text(m->batch1_text, sizeof m->batch1_text, s, n);
 		m->batch1_line = lineno;
@@ -381,12 +388,13 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 static struct {
 	pattern p;
 	const char *role;
+	const char *lit[2]; /* every match holds one of these (caseless) */
 } batch_hints[] = {
-	{{.src = "\\b(?:per_device_train_batch_size|train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size|train_bs|batch_size)\\s*[=:]\\s*([0-9]+)\\b"}, "train_batch_size"},
-	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size"},
-	{{.src = "\\b(?:per_device_eval_batch_size|eval_batch_size|test_batch_size|val_batch_size|eval_bs|test_bs|val_bs)\\s*[=:]\\s*([0-9]+)\\b"}, "eval_batch_size"},
-	{{.src = "\\b(?:gradient_accumulation_steps|accumulate_grad_batches|grad_accum_steps|grad_accum|accumulation_steps)\\s*[=:]\\s*([0-9]+)\\b"}, "grad_accum_steps"},
-	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps"},
+	{{.src = "\\b(?:per_device_train_batch_size|train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size|train_bs|batch_size)\\s*[=:]\\s*([0-9]+)\\b"}, "train_batch_size", {"batch_size", "_bs"}},
+	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size", {"batch size per device"}},
+	{{.src = "\\b(?:per_device_eval_batch_size|eval_batch_size|test_batch_size|val_batch_size|eval_bs|test_bs|val_bs)\\s*[=:]\\s*([0-9]+)\\b"}, "eval_batch_size", {"batch_size", "_bs"}},
+	{{.src = "\\b(?:gradient_accumulation_steps|accumulate_grad_batches|grad_accum_steps|grad_accum|accumulation_steps)\\s*[=:]\\s*([0-9]+)\\b"}, "grad_accum_steps", {"accum"}},
+	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps", {"accumulation steps"}},
 };
 
 int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max)
@@ -396,6 +404,10 @@ int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max)
 		return 0;
 	int got = 0;
 	for (size_t i = 0; i < sizeof batch_hints / sizeof *batch_hints && got < max; i++) {
+		/* "batch" alone (a progress line's "Batch 17/500") runs no regex */
+		const char *const *lit = batch_hints[i].lit;
+		if (!has_any(s, n, lit, lit[1] ? 2 : 1))
+			continue;
 		size_t at = 0;
 		PCRE2_SIZE *ov;
 		while (got < max && (ov = match(&batch_hints[i].p, s, n, &at))) {

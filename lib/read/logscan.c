@@ -823,7 +823,7 @@ static void line_time(scanner *sc, long lineno, char *t)
 	}
 }
 
-static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc);
+static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_incident *inc);
 
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
@@ -831,7 +831,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	kg_incident inc;
 	kg_incident_init(&inc);
 	if (sc->rd)
-		resolve_progress(sc, sc->rd, sc->cur_off, L->lineno, &inc);
+		resolve_progress(sc->rd, sc->cur_off, L->lineno, &inc);
 	inc.kind = o->kind ? o->kind : "oom";
 	inc.family = o->family;
 	inc.framework = o->framework;
@@ -1012,7 +1012,9 @@ enum {
 	A_CTX = 4,        /* allocator config echo, follow-up, root cause,
 	                     parallelism hint */
 	A_READ = 16,      /* a memory reading (logfacts.h): sampled */
-	A_ALL = A_OOM | A_TB | A_CTX | A_READ,
+	A_BATCH = 32,     /* a batch setting (kg_parse_batch_hint) */
+	A_SIGN = 64,      /* nvidia-smi rows, the reporter's words (kg_parse_signs) */
+	A_ALL = A_OOM | A_TB | A_CTX | A_READ | A_BATCH | A_SIGN,
 };
 
 #define READINGS_ALL 4096        /* parse every reading up to this many … */
@@ -1131,11 +1133,6 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
 			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
-			kg_parse_signs(s, n, L->lineno, &sc->lf->markers);
-			kg_batch_hint bh[3];
-			int nb = kg_parse_batch_hint(s, n, bh, 3);
-			for (int k = 0; k < nb; k++)
-				kg_log_facts_add_batch(sc->lf, &bh[k], L->lineno);
 		}
 		char *cp;
 		if (!sc->rep->echoed_config && kg_ctx_config_path(s, n, &cp)) {
@@ -1152,6 +1149,16 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			sc->rep->root_cause_rank = rk;
 			sc->root_cause_open = false;
 		}
+	}
+	/* batch settings and signs have atoms of their own, so a line with
+	 * "batch" or "during" runs only its reader, not every context one */
+	if (!in_tb && n && sc->lf && (cls & A_SIGN))
+		kg_parse_signs(s, n, L->lineno, &sc->lf->markers);
+	if (!in_tb && n && sc->lf && (cls & A_BATCH)) {
+		kg_batch_hint bh[3];
+		int nb = kg_parse_batch_hint(s, n, bh, 3);
+		for (int k = 0; k < nb; k++)
+			kg_log_facts_add_batch(sc->lf, &bh[k], L->lineno);
 	}
 	const char *fk = n && (cls & A_CTX) ? kg_ctx_followup(s, n) : NULL;
 	size_t before = sc->rep->nincidents;
@@ -1201,17 +1208,18 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */
 	{"WSL", A_CTX}, {"NvMap", A_CTX}, {"Jetson", A_CTX}, {"Cell In[", A_CTX},
 	/* the batch that ran (kg_parse_batch_hint) */
-	{"batch", A_CTX}, {"Batch", A_CTX}, {"_bs", A_CTX}, {"accum", A_CTX}, {"Accum", A_CTX},
+	{"batch", A_BATCH | A_SIGN}, {"Batch", A_BATCH | A_SIGN}, {"_bs", A_BATCH | A_SIGN},
+	{"accum", A_BATCH}, {"Accum", A_BATCH},
 	/* nvidia-smi rows and the reporter's words (kg_parse_signs): phrases
 	 * of prose, not words a training log prints on every line ("eval",
 	 * "Validation", "after" would send each tqdm redraw and metrics line
 	 * down the context path: 2-4 µs a line) */
-	{"MiB |", A_CTX}, {"MiB|", A_CTX}, {"epochs", A_CTX}, {"th epoch", A_CTX},
-	{"nd epoch", A_CTX}, {"rd epoch", A_CTX}, {"hour", A_CTX}, {"for a while", A_CTX},
-	{"too long", A_CTX}, {"bs=", A_CTX}, {"during", A_CTX}, {"During", A_CTX},
-	{"valid ", A_CTX}, {"ation loop", A_CTX}, {"ation step", A_CTX}, {"ation phase", A_CTX},
-	{"ation routine", A_CTX}, {"eval loop", A_CTX}, {"eval step", A_CTX}, {"test loop", A_CTX},
-	{"test step", A_CTX}, {"when the", A_CTX}, {"When the", A_CTX},
+	{"MiB |", A_SIGN}, {"MiB|", A_SIGN}, {"epochs", A_SIGN}, {"th epoch", A_SIGN},
+	{"nd epoch", A_SIGN}, {"rd epoch", A_SIGN}, {"hour", A_SIGN}, {"for a while", A_SIGN},
+	{"too long", A_SIGN}, {"bs=", A_SIGN | A_BATCH}, {"during", A_SIGN}, {"During", A_SIGN},
+	{"valid ", A_SIGN}, {"ation loop", A_SIGN}, {"ation step", A_SIGN}, {"ation phase", A_SIGN},
+	{"ation routine", A_SIGN}, {"eval loop", A_SIGN}, {"eval step", A_SIGN}, {"test loop", A_SIGN},
+	{"test step", A_SIGN}, {"when the", A_SIGN}, {"When the", A_SIGN},
 };
 #define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
 
@@ -1494,9 +1502,8 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
  * PROGRESS_LOOKBACK lines before the one starting at `off` (line
  * `lineno`), within the kept history, into inc->progress_*. A line of tqdm
  * redraws is read at its last \r segment. Runs once per incident. */
-static void resolve_progress(scanner *sc, struct reader *rd, size_t off, long lineno, kg_incident *inc)
+static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_incident *inc)
 {
-	(void)sc;
 	char tmp[2048];
 	size_t n;
 	const char *p;
@@ -1570,7 +1577,7 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 	 * means kg_oom_candidate would say yes */
 	if (!(cls & A_ALL) && !sc->tb_active)
 		return;
-	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX)) && !sc->tb_active) {
+	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX | A_BATCH | A_SIGN)) && !sc->tb_active) {
 		/* readings: all of the first READINGS_ALL, then sampled */
 		if (sc->readings_seen >= READINGS_ALL &&
 		    rd->base + off - sc->last_reading_off < READING_STRIDE)

@@ -99,7 +99,7 @@ def diagnose(log: Union[PathLike, str, bytes, IO], *,
         cmd += ["--"] + _paths(log) + _paths(snapshot)
     r = subprocess.run(cmd, input=data if data is not None else b"",
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    if r.returncode in (EXIT_USAGE, EXIT_INPUT) or r.returncode not in (0, 1):
+    if r.returncode not in (0, 1):  # EXIT_USAGE, EXIT_INPUT, or a crash
         msg = r.stderr.decode("utf-8", "replace").strip() or \
             "kgmem-diagnose exited with status %d" % r.returncode
         raise DiagnoseError(msg, r.returncode)

@@ -243,6 +243,13 @@ def when_torch_imported(callback):
         sys.meta_path.insert(0, _TorchWatcher(callback))
 
 
+def when_torch_uses_cuda(fn):
+    """Calls fn(torch) when the program, once it has imported torch, first
+    initialises CUDA (when_torch_imported, then when_cuda_starts); never
+    imports torch or initialises CUDA itself."""
+    when_torch_imported(lambda torch: when_cuda_starts(torch, lambda: fn(torch)))
+
+
 def snapshot_on_oom(directory, tag):
     """`kgmem-diagnose run --snapshot-on-oom DIR`: once the program imports
     torch and initialises CUDA, record the allocator's history and write its
@@ -253,4 +260,4 @@ def snapshot_on_oom(directory, tag):
         record_history(torch)
         on_oom(torch, lambda: dump(torch))
 
-    when_torch_imported(lambda torch: when_cuda_starts(torch, lambda: cuda_started(torch)))
+    when_torch_uses_cuda(cuda_started)

@@ -159,8 +159,7 @@ _history = [False]
 def _record_when_cuda_starts():
     def cuda_started(torch):
         _history[0] = _oomhook.record_history(torch) or _history[0]
-    _oomhook.when_torch_imported(
-        lambda torch: _oomhook.when_cuda_starts(torch, lambda: cuda_started(torch)))
+    _oomhook.when_torch_uses_cuda(cuda_started)
 
 
 _installed = [None]
