@@ -52,7 +52,7 @@ enum kg_strength kg_strength_find(const char *s);
 #define KG_P_LOW 0.5
 
 /* The likelihood ratio an item of strength s carries for its cause: 100,
- * 10, 2.5 (none: 1). */
+ * 20, 2.5 (none: 1). */
 double kg_strength_ratio(enum kg_strength s);
 
 /* A posterior as the reports print it, into buf (n ≥ 8): two decimals

@@ -211,6 +211,12 @@ void kg_differential_free(kg_incident *inc);
 /* DIAGNOSIS §5: KG_SEV_ERROR for an OOM that ended the run (kind "oom",
  * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
 enum kg_severity kg_incident_severity(const kg_incident *inc);
+/* Whether f's evidence supports cause (and does not refute it); false for
+ * a NULL cause. */
+bool kg_finding_supports(const kg_finding *f, const char *cause);
+/* Whether f is about no cause (category none): the input that would decide
+ * (rules/general.yaml). */
+bool kg_finding_no_cause(const kg_finding *f);
 /* The finding that states the incident's cause: of those whose evidence
  * supports it, the strongest (a decisive closed form before the phase it
  * happened in: its remedy has the numbers), the first on ties; NULL when

@@ -85,6 +85,10 @@ char *kg_prob_format(double p, char *buf, size_t n)
 	return buf;
 }
 
+/* What the strongest item against a cause divides its odds by, whatever
+ * that item's strength (kgmem-rules(5), README "against ÷10"). */
+#define AGAINST_RATIO 10.0
+
 /* What the engine knows of one cause while it weighs the evidence. */
 typedef struct hyp {
 	kg_hypothesis h;
@@ -192,7 +196,7 @@ void kg_differential_build(kg_incident *inc, const double *prior)
 			continue;
 		x->logit = log(pr) + log(kg_strength_ratio(x->best));
 		if (x->worst != KG_STRENGTH_NONE)
-			x->logit -= log(10.0);
+			x->logit -= log(AGAINST_RATIO);
 	}
 	/* a specific reason why this process filled the device (at least
 	 * strong support of its own) takes the evidence that it did: that
@@ -224,7 +228,7 @@ void kg_differential_build(kg_incident *inc, const double *prior)
 			if (!(causes[c].refines_capacity || x->refines) || x->h.ruled_out ||
 			    x->worst != KG_STRENGTH_NONE || x->best >= KG_STRENGTH_STRONG)
 				continue;
-			x->logit -= log(10.0);
+			x->logit -= log(AGAINST_RATIO);
 			x->worst = cap->worst;
 			if (!x->listed)
 				continue;
@@ -234,17 +238,19 @@ void kg_differential_build(kg_incident *inc, const double *prior)
 					       cap->h.evidence[k].strength, true);
 		}
 	}
-	/* normalise over every cause not ruled out (softmax) */
+	/* normalise over every cause not ruled out, with a prior (softmax) */
+	bool in[KG_NCATEGORIES];
 	double top = -INFINITY, sum = 0;
-	for (int c = 0; c < KG_NCATEGORIES; c++)
-		if (c != KG_CATEGORY_NONE && !v[c].h.ruled_out && v[c].logit > top)
+	for (int c = 0; c < KG_NCATEGORIES; c++) {
+		in[c] = c != KG_CATEGORY_NONE && !v[c].h.ruled_out && (prior ? prior[c] > 0 : true);
+		if (in[c] && v[c].logit > top)
 			top = v[c].logit;
+	}
 	for (int c = 0; c < KG_NCATEGORIES; c++)
-		if (c != KG_CATEGORY_NONE && !v[c].h.ruled_out && (prior ? prior[c] > 0 : true))
+		if (in[c])
 			sum += exp(v[c].logit - top);
 	for (int c = 0; c < KG_NCATEGORIES; c++) {
-		bool in = c != KG_CATEGORY_NONE && !v[c].h.ruled_out && (prior ? prior[c] > 0 : true);
-		v[c].h.p = in && sum > 0 ? exp(v[c].logit - top) / sum : 0.0;
+		v[c].h.p = in[c] && sum > 0 ? exp(v[c].logit - top) / sum : 0.0;
 		inc->cause_p[c] = v[c].h.p;
 	}
 	/* the differential lists the causes some evidence names */

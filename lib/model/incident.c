@@ -51,13 +51,22 @@ enum kg_severity kg_incident_severity(const kg_incident *inc)
 	return inc->kind && !strcmp(inc->kind, "oom-warning") ? KG_SEV_WARNING : KG_SEV_ERROR;
 }
 
+bool kg_finding_supports(const kg_finding *f, const char *cause)
+{
+	return cause && f->supports && !f->refutes && !strcmp(f->supports, cause);
+}
+
+bool kg_finding_no_cause(const kg_finding *f)
+{
+	return f->category && kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE;
+}
+
 const kg_finding *kg_incident_cause_finding(const kg_incident *inc)
 {
 	const kg_finding *best = NULL;
 	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f->supports && !f->refutes && !strcmp(f->supports, inc->cause) &&
-		    (!best || f->strength > best->strength))
+		if (kg_finding_supports(f, inc->cause) && (!best || f->strength > best->strength))
 			best = f;
 	}
 	return best;
@@ -70,14 +79,13 @@ const kg_finding *kg_incident_action_finding(const kg_incident *inc)
 	const kg_hypothesis *top = inc->ndifferential ? &inc->differential[0] : NULL;
 	for (size_t k = 0; top && !top->open && !top->ruled_out && k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f->nremedies && f->supports && !f->refutes && !strcmp(f->supports, top->cause) &&
-		    f->category && kg_vocab_index(&kg_categories, f->category) != KG_CATEGORY_NONE)
+		if (f->nremedies && kg_finding_supports(f, top->cause) && f->category &&
+		    !kg_finding_no_cause(f))
 			return f;
 	}
 	for (size_t k = 0; k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f->nremedies && f->category &&
-		    kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE)
+		if (f->nremedies && kg_finding_no_cause(f))
 			return f;
 	}
 	return NULL;

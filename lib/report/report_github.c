@@ -82,14 +82,13 @@ char *kg_gh_incident_text(const kg_incident *inc)
 	help_lines(&b, af, titles, &nt, 64);
 	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f != af && f->supports && !f->refutes && !strcmp(f->supports, inc->cause))
+		if (f != af && kg_finding_supports(f, inc->cause))
 			help_lines(&b, f, titles, &nt, 64);
 	}
 	/* the other findings by title: the text report's --verbose has them */
 	for (size_t k = 0; k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f == af || f == cf || (inc->cause && f->supports && !f->refutes &&
-					   !strcmp(f->supports, inc->cause)))
+		if (f == af || f == cf || kg_finding_supports(f, inc->cause))
 			continue;
 		kg_buf_printf(&b, "\nalso: %s [%s]", f->title ? f->title : "", f->rule ? f->rule : "");
 	}

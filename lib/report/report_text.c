@@ -468,8 +468,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		/* undetermined: the rest of the command that gets the input (a
 		 * fallback finding's, category none; a leaning hypothesis's
 		 * remedy is an action, not a command to run) */
-		bool asks = af->category && kg_vocab_index(&kg_categories, af->category) == KG_CATEGORY_NONE;
-		const char *rest = !inc->cause && asks && r->code ? kg_remedy_code_rest(r->code) : NULL;
+		const char *rest = !inc->cause && kg_finding_no_cause(af) && r->code ? kg_remedy_code_rest(r->code) : NULL;
 		if (rest && *rest)
 			emitf(o, "        %s", rest);
 		seen_add(&done, r->title);
@@ -486,14 +485,13 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 			evidence(o, "", cf->evidence[i]);
 	/* undetermined: the leaning hypothesis's first line when it gives the
 	 * action, else what the message does hold (the fallback finding about
-	 * no hypothesis, rules/general.yaml) unless the budget shows it */
-	if (!inc->cause && af && af->nevidence && af->supports && !af->refutes &&
-	    kg_vocab_index(&kg_categories, af->category) != KG_CATEGORY_NONE)
+	 * no hypothesis, rules/general.yaml) unless the budget shows it;
+	 * undetermined, af is one of those two (kg_incident_action_finding) */
+	if (!inc->cause && af && af->nevidence && !kg_finding_no_cause(af))
 		evidence(o, "", af->evidence[0]);
 	for (size_t k = 0; !inc->cause && !has_budget && k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (f->supports || !f->category ||
-		    kg_vocab_index(&kg_categories, f->category) != KG_CATEGORY_NONE)
+		if (f->supports || !kg_finding_no_cause(f))
 			continue;
 		for (size_t i = 0; i < f->nevidence; i++)
 			evidence(o, "", f->evidence[i]);
@@ -513,7 +511,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 	kg_buf also = {0};
 	for (size_t k = 0; cf && k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		if (!f->supports || f->refutes || strcmp(f->supports, inc->cause))
+		if (!kg_finding_supports(f, inc->cause))
 			continue;
 		for (size_t i = 0; i < f->nremedies; i++)
 			if (seen_add(&done, f->remedies[i].title))

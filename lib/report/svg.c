@@ -763,9 +763,10 @@ typedef struct run {
 
 #define MAX_RUN_CHARTS 8        /* runs drawn per log */
 
+/* An OOM that ended the run (not a retried "oom-warning"). */
 static bool fatal(const kg_incident *inc)
 {
-	return !inc->kind || strcmp(inc->kind, "oom-warning") != 0;
+	return kg_incident_severity(inc) == KG_SEV_ERROR;
 }
 
 /* The step of a reading, else its epoch, else -1 (no restart can be seen). */

@@ -526,8 +526,7 @@ static int plan_patches(run *R, kg_error *err)
 		for (int st = KG_STRENGTH_DECISIVE; st >= KG_STRENGTH_NONE; st--)
 		for (size_t k = 0; k < inc->nfindings; k++) {
 			const kg_finding *fd = &inc->findings[k];
-			if (!inc->cause || !fd->supports || fd->refutes || strcmp(fd->supports, inc->cause) ||
-			    (int)fd->strength != st)
+			if (!kg_finding_supports(fd, inc->cause) || (int)fd->strength != st)
 				continue;
 			for (size_t r = 0; r < fd->nremedies; r++) {
 				const kg_remedy *rem = &fd->remedies[r];
