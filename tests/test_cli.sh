@@ -186,6 +186,15 @@ python3 -c 'import sys; t = open(sys.argv[1]).read().replace("  test_bs: 128 ", 
 "$exe" --apply --config "$tmp/cr.yaml" "$seed" >"$tmp/o" 2>&1; rc=$?
 check "--apply on a config whose first line breaks are bare CRs patches test_bs in place" \
 	"[ $rc = 0 ] && cmp -s $tmp/cr.yaml $tmp/cr-want.yaml && grep -q 'cr.yaml: written' $tmp/o" "rc=$rc $(grep -a 'cr.yaml' $tmp/o | head -3)"
+# --diff on the same config: a unified diff's lines end in LF only (GNU diff
+# and patch(1) read a bare-CR text as one line), so the hunk holds the
+# CR-joined first line whole, and patch(1) applied to it gives the bytes
+# --apply writes
+python3 -c 'import sys; t = open(sys.argv[1]).read(); open(sys.argv[2], "w", newline="").write(t.replace("\n", "\r", 3))' "$cfg" "$tmp/cr-d.yaml"
+(cd "$tmp" && "$exe" --diff --config cr-d.yaml "$seed" >cr-d.out 2>&1 &&
+	sed -n '/^--- a\//,$p' cr-d.out >cr-d.diff && patch -s cr-d.yaml <cr-d.diff); rc=$?
+check "--diff on a bare-CR config: patch(1) applies it and gives the bytes --apply writes" \
+	"[ $rc = 0 ] && cmp -s $tmp/cr-d.yaml $tmp/cr-want.yaml" "rc=$rc"
 cp "$cfg" "$tmp/linked/h1.yaml"; ln "$tmp/linked/h1.yaml" "$tmp/linked/h2.yaml"
 "$exe" --apply --config "$tmp/linked/h1.yaml" "$seed" >/dev/null 2>&1; rc=$?
 check "--apply on a hard-linked config: both names see the edit" \

@@ -1373,13 +1373,29 @@ static const char *line_end(const reader *rd, size_t from, size_t limit)
 	return nl ? nl : rd->buf + limit;
 }
 
+/* The last '\n' in buf[0..e), or NULL: memrchr in windows of 4 KiB from
+ * the end, so a search costs the distance to the newline, not e (ASan's
+ * memrchr checks the whole region it is given first, which made each
+ * lookback cost the kept history: 100,000 OOMs took minutes under ASan). */
+static const char *last_nl(const char *buf, size_t e)
+{
+	while (e) {
+		size_t w = e < 4096 ? e : 4096;
+		const char *nl = memrchr(buf + e - w, '\n', w);
+		if (nl)
+			return nl;
+		e -= w;
+	}
+	return NULL;
+}
+
 /* The line before the one starting at off (without its '\n'), or NULL. */
 static const char *prev_line(struct reader *rd, size_t off, size_t *len)
 {
 	if (off == 0)
 		return NULL;
 	size_t e = off - 1; /* its '\n' */
-	const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+	const char *nl = last_nl(rd->buf, e);
 	size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
 	*len = e - b;
 	if (*len && rd->buf[b + *len - 1] == '\r')
@@ -1409,7 +1425,7 @@ static void resolve_counters(scanner *sc, reader *rd)
 	char tmp[1024];
 	for (int k = 0; k < COUNTER_LOOKBACK && end > 0 && !(have_step && have_epoch); k++) {
 		size_t e = end - (rd->buf[end - 1] == '\n');
-		const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+		const char *nl = last_nl(rd->buf, e);
 		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
 		if (rd->base + b < rd->ctr_until) {
 			/* the previous answer covers everything before here */
@@ -1468,7 +1484,7 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
 	char tmp[2048];
 	for (int k = 0; k < PHASE_LOOKBACK && end > 0; k++) {
 		size_t e = end - 1; /* the '\n' ending the previous line */
-		const char *nl = e ? memrchr(rd->buf, '\n', e) : NULL;
+		const char *nl = last_nl(rd->buf, e);
 		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
 		if (rd->base + b < rd->ph_until) {
 			/* searched before: the cached marker, if still in reach */
