@@ -1535,7 +1535,8 @@ static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_inci
 		}
 		if (n > sizeof tmp - 1)
 			n = sizeof tmp - 1;
-		if (!n || !memchr(p, '/', n))
+		/* kg_ctx_progress's own gate: `N/M` or `N of M` */
+		if (!n || (!memchr(p, '/', n) && !kg_memcasemem(p, n, " of ", 4)))
 			continue;
 		memcpy(tmp, p, n);
 		int64_t r = KG_NONE;
