@@ -468,6 +468,27 @@ int main(void)
 	kg_facts_free(&f);
 	kg_incident_free(&inc);
 
+	/* the same six with 5.00 GiB allocated: reserved (allocated + reserved
+	 * but unallocated, no reserved figure printed) is over 5 GiB, so the
+	 * 3.11 and 1.71 GiB processes cannot be this one, and the others hold
+	 * at most the sum less the smallest that can (6.96 GiB) */
+	kg_incident_init(&inc);
+	inc.mem.requested = sz("282.00 MiB");
+	inc.mem.total_capacity = sz("44.53 GiB");
+	inc.mem.free = sz("260.62 MiB");
+	inc.mem.allocated = sz("5.00 GiB");
+	inc.mem.reserved_unallocated = sz("56.25 MiB");
+	inc.mem.procs = kg_malloc(sizeof six);
+	memcpy(inc.mem.procs, six, sizeof six);
+	inc.mem.nprocs = 6;
+	kg_facts_from_incident(&inc, "ci.log", &f);
+	ob = kg_facts_get(&f, "oom.other_processes.bytes");
+	TAP_OK(ob && fabs(ob->hi - (double)(sz("14.52 GiB").bytes + sz("3.11 GiB").bytes + sz("9.48 GiB").bytes +
+					       sz("8.47 GiB").bytes + sz("1.71 GiB").bytes)) < 2,
+	       "reserved from allocated + unallocated: at most the sum less the smallest process that holds it");
+	kg_facts_free(&f);
+	kg_incident_free(&inc);
+
 	/* formatting */
 	char buf[64];
 	TAP_EQ_STR(kg_fact_value_format(KG_FACT_BYTES, 21464350720.0, NULL, buf, sizeof buf), "19.99 GiB", "bytes");

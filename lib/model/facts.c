@@ -628,7 +628,12 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		kg_size reserved = m->reserved;
 		if (!kg_size_known(reserved) && kg_size_known(m->allocated) &&
 		    kg_size_known(m->reserved_unallocated))
-			reserved.lo = m->allocated.lo + m->reserved_unallocated.lo;
+			/* reserved = allocated + reserved but unallocated,
+			 * as an interval (only .lo used to be set, so the
+			 * filter below never ran) */
+			reserved = (kg_size){m->allocated.bytes + m->reserved_unallocated.bytes,
+					     m->allocated.lo + m->reserved_unallocated.lo,
+					     m->allocated.hi + m->reserved_unallocated.hi};
 		bool all_known = true;
 		for (size_t i = 0; i < m->nprocs; i++) {
 			if (!kg_size_known(m->procs[i].in_use)) {
