@@ -228,6 +228,16 @@ cp "$tmp/hf2.yaml" "$tmp/hf2-first.yaml"
 "$exe" --apply --config "$tmp/hf2.yaml" "$tmp/nobanner.log" >"$tmp/o" 2>&1; rc=$?
 check "… and a second --apply, the config now newer than the log, changes nothing and says why" \
 	"[ $rc = 0 ] && cmp -s $tmp/hf2.yaml $tmp/hf2-first.yaml && grep -qF 'hf2.yaml: changed after the log was written, and the log does not print per_device_train_batch_size, gradient_accumulation_steps' $tmp/o && [ ! -e $tmp/hf2.yaml.orig.1 ]" "$(cat $tmp/o)"
+# the same log on standard input has no time to compare: the backup the
+# first --apply left says the config was patched since
+cp "$hf" "$tmp/hf3.yaml"
+"$exe" --apply --config "$tmp/hf3.yaml" - <"$tmp/nobanner.log" >"$tmp/o" 2>&1; rc=$?
+check "a log without its batch on stdin: --apply halves the config's batch" \
+	"[ $rc = 0 ] && grep -q '^per_device_train_batch_size: 2\$' $tmp/hf3.yaml && [ -e $tmp/hf3.yaml.orig ]" "$(cat $tmp/o)"
+cp "$tmp/hf3.yaml" "$tmp/hf3-first.yaml"
+"$exe" --apply --config "$tmp/hf3.yaml" - <"$tmp/nobanner.log" >"$tmp/o" 2>&1; rc=$?
+check "… and a second --apply from stdin changes nothing and says why" \
+	"[ $rc = 0 ] && cmp -s $tmp/hf3.yaml $tmp/hf3-first.yaml && grep -qF 'hf3.yaml: patched by an earlier --apply' $tmp/o && [ ! -e $tmp/hf3.yaml.orig.1 ]" "$(cat $tmp/o)"
 # issue 26: every interruption point, deterministically. The fault shim
 # (tests/faultinj.c) fails, SIGKILLs (before or after the call) or SIGTERMs
 # (held by the apply, delivered at its end) the Nth write, fsync, link and

@@ -497,6 +497,21 @@ static void name_config_keys(run *R)
  * the command that would apply it (issue 14: no log decides what is
  * written). */
 /* The roles whose new value a rule computes from their current one. */
+/* Whether --apply left a backup beside path's target (TARGET.orig, the
+ * first name kg_patch_write uses; report/patch.h). */
+static bool has_backup(const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return false;
+	char *bak = kg_asprintf("%s.orig", real);
+	struct stat st;
+	bool have = lstat(bak, &st) == 0;
+	free(bak);
+	free(real);
+	return have;
+}
+
 static bool batch_role(const char *role)
 {
 	return !strcmp(role, "train_batch_size") || !strcmp(role, "eval_batch_size") ||
@@ -551,10 +566,14 @@ static int plan_patches(run *R, kg_error *err)
 	}
 	/* the newest log read from a file (0: none, or only stdin) */
 	time_t log_mtime = 0;
+	bool log_stdin = false;
 	for (size_t k = 0; k < R->rep->ninputs; k++) {
 		struct stat st;
-		if (R->rep->inputs[k].kind && !strcmp(R->rep->inputs[k].kind, "log") &&
-		    R->rep->inputs[k].path && stat(R->rep->inputs[k].path, &st) == 0 && st.st_mtime > log_mtime)
+		if (!R->rep->inputs[k].kind || strcmp(R->rep->inputs[k].kind, "log") != 0)
+			continue;
+		if (!R->rep->inputs[k].path || !strcmp(R->rep->inputs[k].path, "-"))
+			log_stdin = true;
+		else if (stat(R->rep->inputs[k].path, &st) == 0 && st.st_mtime > log_mtime)
 			log_mtime = st.st_mtime;
 	}
 	int rc = 0;
@@ -566,6 +585,11 @@ static int plan_patches(run *R, kg_error *err)
 		 * the log was written (a patch applied), it is not patched again */
 		struct stat cst;
 		bool changed_since = log_mtime && stat(cfg->path, &cst) == 0 && cst.st_mtime > log_mtime;
+		/* a log from standard input has no time to compare with: a
+		 * backup an earlier --apply left beside the config says it was
+		 * patched since it ran */
+		if (!log_mtime && log_stdin)
+			changed_since = has_backup(cfg->path);
 		/* only roles this config has a key for, or can take */
 		const char **cr = kg_malloc(n * sizeof *cr), **cv = kg_malloc(n * sizeof *cv);
 		size_t cn = 0;
@@ -588,9 +612,13 @@ static int plan_patches(run *R, kg_error *err)
 		if (!cn && have.data)
 			kg_report_note(R->rep, "%s: already has %s; nothing to change%s", cfg->path, have.data,
 				       R->opt->apply ? ", not written" : "");
-		if (stale.data)
+		if (stale.data && log_mtime)
 			kg_report_note(R->rep, "%s: changed after the log was written, and the log does not print "
 				       "%s: its value may not be the one that ran; not changed", cfg->path, stale.data);
+		else if (stale.data)
+			kg_report_note(R->rep, "%s: patched by an earlier --apply (its backup is beside it), and the "
+				       "log on standard input does not print %s: its value may not be the one that "
+				       "ran; not changed", cfg->path, stale.data);
 		kg_buf_free(&have);
 		kg_buf_free(&stale);
 		if (cn) {
