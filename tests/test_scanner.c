@@ -81,7 +81,11 @@ int main(int argc, char **argv)
 		   "~/anaconda/envs/python3/lib/python3.5/site-packages/torch/cuda/__init__.py", 0, "_lazy_new");
 	frame_case("<ipython-input-4-8352503114b9> in <module>()", "<ipython-input-4-8352503114b9>", 0, "<module>");
 	frame_case("File /tmp/ipykernel_11/1981337352.py:109, in train(model)", "/tmp/ipykernel_11/1981337352.py", 109, "train");
+	/* IPython >= 8, a notebook cell, at module level and in a function it defines */
+	frame_case("Cell In[12], line 3", "Cell In[12]", 3, "<module>");
+	frame_case("Cell In[7], line 21, in train(model, loader, epochs)", "Cell In[7]", 21, "train");
 	kg_frame f;
+	TAP_OK(!kg_tb_parse_frame("Cell In[3], line 2 was slow", 27, &f), "prose after a cell reference is not a frame");
 	TAP_OK(!kg_tb_parse_frame("Loading file in 3 seconds", 25, &f), "prose with ' in ' is not a frame");
 	TAP_OK(!kg_tb_parse_frame("  File system full", 18, &f), "'File' prose is not a frame");
 	const char *code;

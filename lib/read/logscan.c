@@ -596,7 +596,8 @@ static bool tb_feed(scanner *sc, const char *s, size_t n, long line)
 		}
 		return true;
 	}
-	if (n >= 6 && (memmem(s, n < 64 ? n : 64, "File ", 5) || memmem(s, n, " in ", 4))) {
+	if (n >= 6 && (memmem(s, n < 64 ? n : 64, "File ", 5) || memmem(s, n, " in ", 4) ||
+		       memmem(s, n < 64 ? n : 64, "Cell In[", 8))) {
 		kg_frame f;
 		if (kg_tb_parse_frame(s, n, &f)) {
 			if (!sc->tb_active)

@@ -6,6 +6,8 @@
  *   File /path/x.py:109, in func(args)              (IPython ≥ 8)
  *   ~/anaconda/.../__init__.py in _lazy_new(cls, *args, **kwargs)   (IPython < 8)
  *   <ipython-input-4-8352503114b9> in <module>()
+ *   Cell In[12], line 3                             (IPython ≥ 8, a cell)
+ *   Cell In[12], line 3, in train(model, loader)
  *   ----> 269     return super(_CudaBase, cls).__new__(cls, *args, **kwargs)
  */
 #include "read/traceback.h"
@@ -118,12 +120,59 @@ static int parse_ipython(const char *s, size_t n, kg_frame *f)
 	return 1;
 }
 
+/* IPython ≥ 8, a notebook cell (ultratb's _format_filename with the
+ * compiler's format_code_name: "Cell", "In[N]"): `Cell In[12], line 3`,
+ * then `, in func(args)` when the frame is a function the cell defined.
+ * The file is `Cell In[12]`; the function `<module>` when none is given. */
+static int parse_ipython_cell(const char *s, size_t n, kg_frame *f)
+{
+	size_t i = skip_ws(s, 0, n);
+	if (n - i < 16 || memcmp(s + i, "Cell In[", 8) != 0)
+		return 0;
+	size_t j = i + 8, d = j;
+	while (j < n && isdigit((unsigned char)s[j]))
+		j++;
+	if (j == d || j - d > 9 || n - j < 9 || memcmp(s + j, "], line ", 8) != 0)
+		return 0;
+	size_t fend = j + 1;
+	j += 8;
+	long line = 0;
+	d = j;
+	while (j < n && isdigit((unsigned char)s[j]) && line < 100000000)
+		line = line * 10 + (s[j++] - '0');
+	if (j == d)
+		return 0;
+	const char *fn = "<module>";
+	size_t fnlen = 8;
+	if (n - j >= 5 && memcmp(s + j, ", in ", 5) == 0) {
+		fn = s + j + 5;
+		fnlen = n - j - 5;
+		const char *paren = memchr(fn, '(', fnlen);
+		if (paren)
+			fnlen = (size_t)(paren - fn);
+		while (fnlen && isspace((unsigned char)fn[fnlen - 1]))
+			fnlen--;
+		if (!fnlen)
+			return 0;
+	} else {
+		while (j < n && isspace((unsigned char)s[j]))
+			j++;
+		if (j != n)
+			return 0;
+	}
+	f->file = kg_strndup(s + i, fend - i);
+	f->line = line;
+	f->function = kg_strndup(fn, fnlen);
+	f->code = NULL;
+	return 1;
+}
+
 int kg_tb_parse_frame(const char *line, size_t n, kg_frame *f)
 {
 	memset(f, 0, sizeof *f);
 	if (n < 6 || n > 4096)
 		return 0;
-	return parse_cpython(line, n, f) || parse_ipython(line, n, f);
+	return parse_cpython(line, n, f) || parse_ipython_cell(line, n, f) || parse_ipython(line, n, f);
 }
 
 long kg_tb_parse_arrow(const char *line, size_t n, const char **code, size_t *codelen)
