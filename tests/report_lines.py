@@ -148,8 +148,8 @@ def main():
     # the logs' .args name files from the repository's root
     os.chdir(os.path.dirname(os.path.dirname(logdir)))
     with tempfile.TemporaryDirectory() as tmp:
-        bad_help, bad_cmp, bad_width = [], [], []
-        ncmp = nhelp = 0
+        bad_help, bad_cmp, bad_width, bad_diff = [], [], [], []
+        ncmp = nhelp = ndiff = 0
         for name, args in inputs(logdir, jsonls, tmp):
             outs = {}
             for fmt, extra in (("text", []), ("verbose", ["--verbose"]),
@@ -165,6 +165,22 @@ def main():
                         h = line.split("help:", 1)[1].strip()
                         if not is_instruction(h):
                             bad_help.append(f"{name} ({fmt}): {line.strip()}")
+            # the differential line: most probable first, ruled-out last;
+            # "to tell" names the first
+            lines = outs["text"].splitlines()
+            for i, line in enumerate(lines):
+                m = re.match(r"\s*= differential: (.*)", line)
+                if not m:
+                    continue
+                ndiff += 1
+                items = m.group(1).split(" · ")
+                ps = [float(x.split()[1].lstrip("<")) for x in items if not x.endswith("ruled out")]
+                live = [not x.endswith("ruled out") for x in items]
+                nxt = lines[i + 1] if i + 1 < len(lines) else ""
+                tell = re.match(r"\s*= to tell: (\S+) would need", nxt)
+                if ps != sorted(ps, reverse=True) or live != sorted(live, reverse=True) or \
+                        (tell and tell.group(1) != items[0].split()[0]):
+                    bad_diff.append(f"{name}: {line.strip()}  /  {nxt.strip()}")
             for fmt, out in outs.items():
                 for claim, ok, line in comparisons(out):
                     ncmp += 1
@@ -187,6 +203,8 @@ def main():
             f"{nhelp - len(bad_help)}/{nhelp}", "\n".join(bad_help))
         check(not bad_cmp, f"every printed comparison between sizes is true: {ncmp - len(bad_cmp)}/{ncmp}",
             "\n".join(bad_cmp[:40]))
+        check(not bad_diff, f"the differential lists the most probable first, ruled-out last, and "
+            f"'to tell' names the first: {ndiff - len(bad_diff)}/{ndiff}", "\n".join(bad_diff[:20]))
         check(not bad_width, "at 100 columns the verdict is within the first 100 columns and no line is wider",
             "\n".join(bad_width[:40]))
     done()

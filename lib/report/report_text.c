@@ -319,16 +319,34 @@ static void budget_bar(const out *o, const kg_budget *b)
 }
 
 /* "= differential: eval-blowup 0.97 (high) · capacity 0.02 ·
- * fragmentation ruled out" (each hypothesis's posterior probability), and,
- * when undetermined, what would tell. */
+ * fragmentation ruled out" (each hypothesis's posterior probability, the
+ * most probable first, ruled-out ones last), and, when undetermined, what
+ * would tell the most probable one. */
 static void differential_line(const out *o, const kg_incident *inc)
 {
 	if (!inc->ndifferential)
 		return;
 	kg_buf b = {0};
-	for (size_t i = 0; i < inc->ndifferential; i++) {
+	/* the live hypotheses by probability (open ones, appended to the
+	 * differential last, among them), then the ruled-out ones */
+	size_t nd = inc->ndifferential, *ord = kg_malloc(nd * sizeof *ord), no = 0;
+	for (size_t i = 0; i < nd; i++) {
+		if (inc->differential[i].ruled_out)
+			continue;
+		size_t k = no++;
+		while (k && inc->differential[ord[k - 1]].p < inc->differential[i].p) {
+			ord[k] = ord[k - 1];
+			k--;
+		}
+		ord[k] = i;
+	}
+	for (size_t i = 0; i < nd; i++)
+		if (inc->differential[i].ruled_out)
+			ord[no++] = i;
+	for (size_t j = 0; j < nd; j++) {
+		size_t i = ord[j];
 		const kg_hypothesis *h = &inc->differential[i];
-		kg_buf_printf(&b, "%s%s", i ? " · " : "", h->cause);
+		kg_buf_printf(&b, "%s%s", j ? " · " : "", h->cause);
 		if (h->ruled_out)
 			kg_buf_puts(&b, " ruled out");
 		else {
@@ -340,10 +358,13 @@ static void differential_line(const out *o, const kg_incident *inc)
 				kg_buf_printf(&b, " (%s)", h->confidence);
 		}
 	}
+	size_t top = ord[0];
+	free(ord);
 	evidence(o, "differential: ", b.data);
 	kg_buf_reset(&b);
 	if (!inc->cause) {
-		const kg_hypothesis *h = &inc->differential[0];
+		/* the most probable hypothesis, as the line above shows first */
+		const kg_hypothesis *h = &inc->differential[top];
 		if (!h->ruled_out && h->to_confirm) {
 			kg_buf_printf(&b, "%s would need %s", h->cause, h->to_confirm);
 			evidence(o, "to tell: ", b.data);
