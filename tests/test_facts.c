@@ -330,8 +330,44 @@ static void indexed_matches_reference(void)
 	TAP_OK(bad == 0 && checks > 3000, "indexed log facts equal a direct pass over the readings (%d checks, %d differ)", checks, bad);
 }
 
+/* batch settings in a log line: key=value, key: value, HF's banner and
+ * an echoed argparse command line (`--key value`, `--key=value`, words
+ * joined by _ or -); a longer key is not a shorter one */
+static void batch_hints(void)
+{
+	static const struct { const char *line; const char *role; int64_t v; } bc[] = {
+		{"per_device_train_batch_size=16, gradient_accumulation_steps=2", "train_batch_size", 16},
+		{"  Instantaneous batch size per device = 4", "train_batch_size", 4},
+		{"$ python finetune.py --model qwen2-7b --per_device_train_batch_size 8", "train_batch_size", 8},
+		{"$ python train.py --batch-size 64 --lr 3e-4", "train_batch_size", 64},
+		{"torchrun train.py --batch_size=32", "train_batch_size", 32},
+		{"python run.py --eval-batch-size 256", "eval_batch_size", 256},
+		{"accelerate launch sft.py --gradient-accumulation-steps 4", "grad_accum_steps", 4},
+		{"eval-batch-size=16", "eval_batch_size", 16},
+		{"usage: train.py [--batch-size BATCH_SIZE]", NULL, 0},
+		{"Epoch 0 | Batch 30/200 | Loss 1.56", NULL, 0},
+	};
+	for (size_t i = 0; i < sizeof bc / sizeof *bc; i++) {
+		kg_batch_hint h[3];
+		int n = kg_parse_batch_hint(bc[i].line, strlen(bc[i].line), h, 3);
+		if (!bc[i].role) {
+			TAP_OK(n == 0, "no batch setting: %s", bc[i].line);
+			continue;
+		}
+		bool found = false, wrong = false;
+		for (int k = 0; k < n; k++) {
+			if (!strcmp(h[k].role, bc[i].role))
+				found = h[k].value == bc[i].v;
+			else if (strcmp(bc[i].role, "train_batch_size") && !strcmp(h[k].role, "train_batch_size"))
+				wrong = true; /* an eval key read as the training batch */
+		}
+		TAP_OK(found && !wrong, "batch setting %s = %lld: %s", bc[i].role, (long long)bc[i].v, bc[i].line);
+	}
+}
+
 int main(void)
 {
+	batch_hints();
 	/* seed 004: a 2.x message with "Process has" (no pid) */
 	kg_incident inc;
 	kg_incident_init(&inc);

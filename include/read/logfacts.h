@@ -161,7 +161,9 @@ void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind,
  * (per_device_train_batch_size, batch_size, train_bs, test_bs,
  * gradient_accumulation_steps, accumulate_grad_batches, …), and HF
  * Trainer's banner ("Instantaneous batch size per device = 16",
- * "Gradient Accumulation steps = 2"). Returns how many it wrote. */
+ * "Gradient Accumulation steps = 2"), and an echoed command line's
+ * `--per_device_train_batch_size 8`, `--batch-size=64` (argparse; the
+ * key's words joined by `_` or `-`). Returns how many it wrote. */
 int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max);
 /* Records one (at most 4,096 are kept). */
 void kg_log_facts_add_batch(kg_log_facts *lf, const kg_batch_hint *h, long line);

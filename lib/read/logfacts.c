@@ -382,19 +382,25 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 /* ---- the batch that ran ------------------------------------------------ */
 
 /* The key names of rules/keys.yaml's batch roles as a log prints them in
- * an echoed config or argument dump (key=value, key: value), and HF
- * Trainer's start-up banner ("Instantaneous batch size per device = 16",
- * "Gradient Accumulation steps = 2", transformers trainer.py). */
+ * an echoed config or argument dump (key=value, key: value), on an echoed
+ * command line (argparse's `--key value` and `--key=value`, the words
+ * joined by `_` or `-`), and HF Trainer's start-up banner ("Instantaneous
+ * batch size per device = 16", "Gradient Accumulation steps = 2",
+ * transformers trainer.py). The value is group 1. A key is not part of a
+ * longer one: `eval-batch-size=16` is no `batch-size`. */
 static struct {
 	pattern p;
 	const char *role;
-	const char *lit[2]; /* every match holds one of these (caseless) */
+	const char *lit[5]; /* every match holds one of these (caseless); NULL-ended */
 } batch_hints[] = {
-	{{.src = "\\b(?:per_device_train_batch_size|train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size|train_bs|batch_size)\\s*[=:]\\s*([0-9]+)\\b"}, "train_batch_size", {"batch_size", "_bs"}},
-	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size", {"batch size per device"}},
-	{{.src = "\\b(?:per_device_eval_batch_size|eval_batch_size|test_batch_size|val_batch_size|eval_bs|test_bs|val_bs)\\s*[=:]\\s*([0-9]+)\\b"}, "eval_batch_size", {"batch_size", "_bs"}},
-	{{.src = "\\b(?:gradient_accumulation_steps|accumulate_grad_batches|grad_accum_steps|grad_accum|accumulation_steps)\\s*[=:]\\s*([0-9]+)\\b"}, "grad_accum_steps", {"accum"}},
-	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps", {"accumulation steps"}},
+	{{.src = "(?:--(?:per[-_]device[-_]train[-_]batch[-_]size|train[-_]batch[-_]size|train[-_]micro[-_]batch[-_]size[-_]per[-_]gpu|micro[-_]batch[-_]size|train[-_]bs|batch[-_]size)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:per[-_]device[-_]train[-_]batch[-_]size|train[-_]batch[-_]size|train[-_]micro[-_]batch[-_]size[-_]per[-_]gpu|micro[-_]batch[-_]size|train[-_]bs|batch[-_]size)\\s*[=:]\\s*)([0-9]+)\\b"},
+	 "train_batch_size", {"batch_size", "batch-size", "_bs", "-bs", NULL}},
+	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size", {"batch size per device", NULL}},
+	{{.src = "(?:--(?:per[-_]device[-_]eval[-_]batch[-_]size|eval[-_]batch[-_]size|test[-_]batch[-_]size|val[-_]batch[-_]size|eval[-_]bs|test[-_]bs|val[-_]bs)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:per[-_]device[-_]eval[-_]batch[-_]size|eval[-_]batch[-_]size|test[-_]batch[-_]size|val[-_]batch[-_]size|eval[-_]bs|test[-_]bs|val[-_]bs)\\s*[=:]\\s*)([0-9]+)\\b"},
+	 "eval_batch_size", {"batch_size", "batch-size", "_bs", "-bs", NULL}},
+	{{.src = "(?:--(?:gradient[-_]accumulation[-_]steps|accumulate[-_]grad[-_]batches|grad[-_]accum[-_]steps|grad[-_]accum|accumulation[-_]steps)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:gradient[-_]accumulation[-_]steps|accumulate[-_]grad[-_]batches|grad[-_]accum[-_]steps|grad[-_]accum|accumulation[-_]steps)\\s*[=:]\\s*)([0-9]+)\\b"},
+	 "grad_accum_steps", {"accum", NULL}},
+	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps", {"accumulation steps", NULL}},
 };
 
 int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max)
@@ -406,7 +412,10 @@ int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max)
 	for (size_t i = 0; i < sizeof batch_hints / sizeof *batch_hints && got < max; i++) {
 		/* "batch" alone (a progress line's "Batch 17/500") runs no regex */
 		const char *const *lit = batch_hints[i].lit;
-		if (!has_any(s, n, lit, lit[1] ? 2 : 1))
+		size_t nlit = 0;
+		while (lit[nlit])
+			nlit++;
+		if (!has_any(s, n, lit, nlit))
 			continue;
 		size_t at = 0;
 		PCRE2_SIZE *ov;
