@@ -237,7 +237,7 @@ check "a log without its batch on stdin: --apply halves the config's batch" \
 cp "$tmp/hf3.yaml" "$tmp/hf3-first.yaml"
 "$exe" --apply --config "$tmp/hf3.yaml" - <"$tmp/nobanner.log" >"$tmp/o" 2>&1; rc=$?
 check "… and a second --apply from stdin changes nothing and says why" \
-	"[ $rc = 0 ] && cmp -s $tmp/hf3.yaml $tmp/hf3-first.yaml && grep -qF 'hf3.yaml: patched by an earlier --apply' $tmp/o && [ ! -e $tmp/hf3.yaml.orig.1 ]" "$(cat $tmp/o)"
+	"[ $rc = 0 ] && cmp -s $tmp/hf3.yaml $tmp/hf3-first.yaml && grep -qF 'hf3.yaml: a backup beside it (.orig) says an earlier --apply patched it' $tmp/o && [ ! -e $tmp/hf3.yaml.orig.1 ]" "$(cat $tmp/o)"
 # issue 26: every interruption point, deterministically. The fault shim
 # (tests/faultinj.c) fails, SIGKILLs (before or after the call) or SIGTERMs
 # (held by the apply, delivered at its end) the Nth write, fsync, link and

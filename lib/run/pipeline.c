@@ -616,9 +616,10 @@ static int plan_patches(run *R, kg_error *err)
 			kg_report_note(R->rep, "%s: changed after the log was written, and the log does not print "
 				       "%s: its value may not be the one that ran; not changed", cfg->path, stale.data);
 		else if (stale.data)
-			kg_report_note(R->rep, "%s: patched by an earlier --apply (its backup is beside it), and the "
-				       "log on standard input does not print %s: its value may not be the one that "
-				       "ran; not changed", cfg->path, stale.data);
+			kg_report_note(R->rep, "%s: a backup beside it (.orig) says an earlier --apply patched it, "
+				       "and the log on standard input does not print %s: its value may not be the "
+				       "one that ran; not changed (pass the log as a file to compare their times)",
+				       cfg->path, stale.data);
 		kg_buf_free(&have);
 		kg_buf_free(&stale);
 		if (cn) {
