@@ -536,21 +536,6 @@ static int write_report(const char *path, const kg_report *rep, bool lines, kg_e
 	return rc;
 }
 
-/* Replaces the capture file's temporary name in the report by `name`. */
-static void rename_input(kg_report *rep, const char *tmp, const char *name)
-{
-	for (size_t i = 0; i < rep->ninputs; i++)
-		if (rep->inputs[i].name && !strcmp(rep->inputs[i].name, tmp)) {
-			free(rep->inputs[i].name);
-			rep->inputs[i].name = kg_strdup(name);
-		}
-	for (size_t i = 0; i < rep->nincidents; i++)
-		if (rep->incidents[i].path && !strcmp(rep->incidents[i].path, tmp)) {
-			free(rep->incidents[i].path);
-			rep->incidents[i].path = kg_strdup(name);
-		}
-}
-
 int kg_cmd_run(int argc, char **argv)
 {
 	const char *report = NULL, *logpath = NULL, *snapdir = NULL, *format = "text";
@@ -934,7 +919,7 @@ int kg_cmd_run(int argc, char **argv)
 	kg_error err = {0};
 	enum kg_status ds = npaths ? kg_diagnose(paths, npaths, &opt, &rep, &err) : KG_STATUS_OK;
 	if (!logpath)
-		rename_input(&rep, cap_path, "<output>");
+		kg_report_rename_input(&rep, cap_path, "<output>");
 	if (cap_bad)
 		kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
 			       "the diagnosis saw only part of the output", cap_path);

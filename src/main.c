@@ -545,7 +545,7 @@ int main(int argc, char **argv)
 	int rc = st == KG_STATUS_OK ? KG_EXIT_OK : st == KG_STATUS_USAGE ? KG_EXIT_USAGE : KG_EXIT_INPUT;
 	const char *bad = err.path[0] ? err.path : NULL;
 	if (stdin_name)
-		kg_report_name_stdin(&rep, stdin_name);
+		kg_report_rename_input(&rep, "<stdin>", stdin_name);
 
 	/* whatever the inputs held, what reaches stdout is valid UTF-8
 	 * (invalid bytes become U+FFFD), and a failed or short write (a full

@@ -62,11 +62,12 @@ void kg_report_add_snapshot(kg_report *r, kg_snapshot *s);
  * it; the pointer is valid until the next kg_report_add_patch. */
 kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff);
 
-/* Renames standard input ("<stdin>") to name everywhere the report shows
- * it: the inputs' display names and the incidents' paths (--stdin-filename,
- * so that SARIF locations, GitHub annotations and the text headline name
- * the file the log came from). name is copied. */
-void kg_report_name_stdin(kg_report *r, const char *name);
+/* Renames an input everywhere the report shows it: every input whose
+ * display name is `from` and every incident whose path is `from` get `to`
+ * (copied). --stdin-filename renames "<stdin>", so that SARIF locations,
+ * GitHub annotations and the text headline name the file the log came
+ * from; `run` renames its capture file to "<output>". */
+void kg_report_rename_input(kg_report *r, const char *from, const char *to);
 
 /* Counts for "summary": incidents by their severity (kg_incident_severity
  * in incident.h; DIAGNOSIS §5), not findings. */

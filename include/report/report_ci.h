@@ -80,7 +80,7 @@ char *kg_gh_escape_property(const char *s);
  * locations[].physicalLocation {artifactLocation.uri, region.startLine}},
  * artifacts[] for the inputs. Every result has a location (GitHub code
  * scanning rejects one without): an input read from standard input and not
- * renamed (kg_report_name_stdin) is the URI "stdin", with a notification
+ * renamed (kg_report_rename_input) is the URI "stdin", with a notification
  * saying so. driver.rules lists `rules` (nrules of them,
  * from the rule files) followed by every other rule id seen in the items;
  * rules may be NULL. Pretty-printed JSON, newline-terminated. */

@@ -78,18 +78,18 @@ void kg_report_counts(const kg_report *r, int *errors, int *warnings, int *infos
 	}
 }
 
-void kg_report_name_stdin(kg_report *r, const char *name)
+void kg_report_rename_input(kg_report *r, const char *from, const char *to)
 {
 	for (size_t i = 0; i < r->ninputs; i++) {
-		if (r->inputs[i].name && !strcmp(r->inputs[i].name, "<stdin>")) {
+		if (r->inputs[i].name && !strcmp(r->inputs[i].name, from)) {
 			free(r->inputs[i].name);
-			r->inputs[i].name = kg_strdup(name);
+			r->inputs[i].name = kg_strdup(to);
 		}
 	}
 	for (size_t i = 0; i < r->nincidents; i++) {
-		if (r->incidents[i].path && !strcmp(r->incidents[i].path, "<stdin>")) {
+		if (r->incidents[i].path && !strcmp(r->incidents[i].path, from)) {
 			free(r->incidents[i].path);
-			r->incidents[i].path = kg_strdup(name);
+			r->incidents[i].path = kg_strdup(to);
 		}
 	}
 }
