@@ -1105,6 +1105,7 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 
 	/* step, epoch and the log's phase words are resolved lazily, when an
 	 * incident or a reading needs them (resolve_counters / resolve_phase) */
+	bool marked = false; /* kg_parse_marker ran on this line */
 	if (!in_tb && n && (cls & A_READ) && sc->lf) {
 		kg_log_reading rdg[8];
 		size_t k = kg_parse_readings(s, n, rdg, 8);
@@ -1116,8 +1117,10 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 		}
 		/* TensorFlow's start-up lines ("totalMemory: … freeMemory: …",
 		 * "… with N MB memory") */
-		if (!k)
+		if (!k) {
 			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
+			marked = true;
+		}
 	}
 	if (!in_tb && n && (cls & A_CTX)) {
 		char *var, *val;
@@ -1133,7 +1136,8 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			const char *kind;
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
-			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
+			if (!marked)
+				kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
 		}
 		char *cp;
 		if (!sc->rep->echoed_config && kg_ctx_config_path(s, n, &cp)) {
