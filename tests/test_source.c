@@ -197,6 +197,12 @@ static void test_envelope(void)
 	TAP_EQ_I64(kg_time_ns("1970-01-01T00:00:01.5Z"), 1500000000LL, "time: 1.5 s after the epoch");
 	TAP_EQ_I64(kg_time_ns("2025-01-01T01:00:00+01:00"), kg_time_ns("2025-01-01T00:00:00Z"), "time: an offset is taken off");
 	TAP_EQ_I64(kg_time_ns("step 5"), KG_NONE, "time: not a time stamp");
+	/* the fuzzer's find (fuzz-pipeline, regressions/pipeline/timestamp-year-before-1678):
+	 * years int64 nanoseconds cannot hold were a signed overflow */
+	TAP_EQ_I64(kg_time_ns("1012-05-01T10:00:02"), KG_NONE, "time: the year 1012 is out of range");
+	TAP_EQ_I64(kg_time_ns("0000-01-01 00:00:00"), KG_NONE, "time: the year 0 is out of range");
+	TAP_EQ_I64(kg_time_ns("9999-12-31T23:59:59"), KG_NONE, "time: the year 9999 is out of range");
+	TAP_EQ_I64(kg_time_ns("1700-01-01T00:00:00Z"), -8520336000LL * 1000000000LL, "time: 1700 is in range");
 }
 
 static void test_inputs(void)

@@ -110,7 +110,8 @@ const char *kg_envelope_time(const kg_envelope *env, long line);
 
 /* Nanoseconds since 1970-01-01 UTC of an RFC 3339 / ISO 8601 time at s
  * (`YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|±HH[:]MM]`, no zone read as UTC), or
- * KG_NONE when s does not start with one. */
+ * KG_NONE when s does not start with one or its time is outside what
+ * int64 nanoseconds hold (1677-09-22 to 2262-04-10). */
 int64_t kg_time_ns(const char *s);
 
 /* Decodes one line s[0..n) (no '\n') with the decoders in mask, appending

@@ -1002,6 +1002,10 @@ int64_t kg_time_ns(const char *s)
 		int64_t mins = ndigits(s, n, j) >= 2 ? (s[j] - '0') * 10 + (s[j + 1] - '0') : 0;
 		sec -= (s[i] == '+' ? 1 : -1) * (off * 3600 + mins * 60);
 	}
+	/* int64 nanoseconds reach 1677-09-21 to 2262-04-11; a year outside
+	 * (a log's 0001 or a mangled 1012) is no time we can order by */
+	if (sec <= INT64_MIN / 1000000000 || sec >= INT64_MAX / 1000000000)
+		return KG_NONE;
 	return sec * 1000000000 + ns;
 }
 

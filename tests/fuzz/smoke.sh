@@ -16,6 +16,7 @@ mkdir -p "$tmp/corpus" "$tmp/seeds/$name"
 dict=()
 [ -f "$root/tests/fuzz/$name.dict" ] && dict=(-dict="$root/tests/fuzz/$name.dict")
 [ "$name" = logscan ] && dict=(-dict="$root/tests/fuzz/oom.dict")
-exec "$exe" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 \
+# a fixed seed: CI tries the same inputs every run (README.md)
+exec "$exe" "${dict[@]}" -seed="${FUZZ_SEED:-1}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 \
 	-max_len=65536 -print_final_stats=1 -artifact_prefix="$art/$name-" \
 	"$tmp/corpus" "$tmp/seeds/$name"
