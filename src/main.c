@@ -66,7 +66,8 @@ static void usage(FILE *out)
 "      --no-progress      never show a progress line\n"
 "      --svg FILE         write a picture of memory over time (SVG)\n"
 "      --width N          wrap the text report at N columns (0: never; default:\n"
-"                         the terminal's width on a terminal, else never)\n"
+"                         the terminal's width, or COLUMNS when it has none,\n"
+"                         on a terminal; else never)\n"
 "  -q, --quiet            print only the verdict line of each incident\n"
 "  -v, --verbose          print every finding, frame and remedy\n"
 "  -V, --version          print version information and exit\n"
@@ -151,13 +152,20 @@ static int flushed(int rc)
 }
 
 /* Columns of the terminal on standard output, 0 when it is not one (the
- * text report is wrapped on a terminal only). */
+ * text report is wrapped on a terminal only): its size (TIOCGWINSZ), or,
+ * when the terminal reports none (a serial line, some CI and container
+ * terminals say 0), COLUMNS from 20 to 10000; else 0. */
 static int terminal_width(void)
 {
 	struct winsize ws;
-	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_col < 20)
+	if (!isatty(STDOUT_FILENO))
 		return 0;
-	return ws.ws_col;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	char *end;
+	long v = c && *c ? strtol(c, &end, 10) : 0;
+	return c && *c && !*end && v >= 20 && v <= 10000 ? (int)v : 0;
 }
 
 static int bad_usage(const char *fmt, const char *arg)

@@ -262,16 +262,18 @@ def jsonl_lines(exe, name, rel, extra, doc):
         why + "\n" + out + err)
 
 
-def run_tty(exe, args, cols=100):
+def run_tty(exe, args, cols=100, env=None):
     """EXE's standard output on a pseudo-terminal `cols` columns wide (the
-    text report wraps itself to a terminal's width), stderr discarded."""
+    text report wraps itself to a terminal's width; 0: a terminal that
+    reports no size), stderr discarded; env: the environment (default
+    this one)."""
     import fcntl
     import struct
     import termios
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
     p = subprocess.Popen([exe] + args, stdin=subprocess.DEVNULL, stdout=slave,
-                         stderr=subprocess.DEVNULL)
+                         stderr=subprocess.DEVNULL, env=env)
     os.close(slave)
     chunks = []
     while True:

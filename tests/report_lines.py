@@ -205,6 +205,17 @@ def main():
             "\n".join(bad_cmp[:40]))
         check(not bad_diff, f"the differential lists the most probable first, ruled-out last, and "
             f"'to tell' names the first: {ndiff - len(bad_diff)}/{ndiff}", "\n".join(bad_diff[:20]))
+        # a terminal that reports no size: COLUMNS gives the width (else no wrap)
+        seed = [os.path.join(logdir, "seed-001-rotate-eval.log")]
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        nowrap = run_tty(exe, ["--color", "never"] + seed, cols=0, env=env).splitlines()
+        at60 = run_tty(exe, ["--color", "never"] + seed, cols=0, env=dict(env, COLUMNS="60")).splitlines()
+        sized = run_tty(exe, ["--color", "never"] + seed, cols=100, env=dict(env, COLUMNS="60")).splitlines()
+        check(max(map(width, nowrap)) > 100 and max(map(width, at60)) <= 60 and len(at60) > len(nowrap) and
+              max(map(width, sized)) <= 100 and max(map(width, sized)) > 60,
+              "a terminal without a size wraps at COLUMNS (60), none without it; a sized one at its size",
+              f"widest: {max(map(width, nowrap))} without COLUMNS, {max(map(width, at60))} with 60, "
+              f"{max(map(width, sized))} on a 100-column terminal with COLUMNS=60")
         check(not bad_width, "at 100 columns the verdict is within the first 100 columns and no line is wider",
             "\n".join(bad_width[:40]))
     done()
