@@ -31,6 +31,9 @@ bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch);
  * true; false (nothing set) otherwise. A tqdm line of \r redraws: the
  * first bar in s[0..n) is read, so pass the last redraw. */
 bool kg_ctx_progress(const char *line, size_t n, int64_t *done, int64_t *total, const char **kind);
+/* Whether s[0..n) could be one: it holds `/` or ` of ` (caseless), as
+ * every form above does; no regex runs. */
+bool kg_ctx_progress_maybe(const char *line, size_t n);
 
 /* Phase word in a log line: the kg_phases words eval, checkpoint and
  * model-load (vocab.h), "train" (training resumed: clears an earlier eval

@@ -98,12 +98,17 @@ bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch)
 	return found;
 }
 
+bool kg_ctx_progress_maybe(const char *line, size_t n)
+{
+	return memchr(line, '/', n) || kg_memcasemem(line, n, " of ", 4);
+}
+
 bool kg_ctx_progress(const char *line, size_t n, int64_t *done, int64_t *total, const char **kind)
 {
 	kg_match m;
 	const char *k = NULL;
 	int g = 1;
-	if (!memchr(line, '/', n) && !kg_memcasemem(line, n, " of ", 4))
+	if (!kg_ctx_progress_maybe(line, n))
 		return false;
 	if (memmem(line, n, "%|", 2) && kg_regex_match(re_prog_bar, line, n, 0, &m))
 		k = "bar", g = 2;

@@ -1105,23 +1105,22 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 
 	/* step, epoch and the log's phase words are resolved lazily, when an
 	 * incident or a reading needs them (resolve_counters / resolve_phase) */
-	bool marked = false; /* kg_parse_marker ran on this line */
+	size_t nread = 0; /* memory readings on this line */
 	if (!in_tb && n && (cls & A_READ) && sc->lf) {
 		kg_log_reading rdg[8];
-		size_t k = kg_parse_readings(s, n, rdg, 8);
-		if (k)
+		nread = kg_parse_readings(s, n, rdg, 8);
+		if (nread)
 			resolve_context(sc, false);
-		for (size_t i = 0; i < k; i++) {
+		for (size_t i = 0; i < nread; i++) {
 			rdg[i].rank = L->rank;
 			kg_log_facts_add_reading(sc->lf, &rdg[i], sc->step, sc->epoch, L->lineno);
 		}
-		/* TensorFlow's start-up lines ("totalMemory: … freeMemory: …",
-		 * "… with N MB memory") */
-		if (!k) {
-			kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
-			marked = true;
-		}
 	}
+	/* platform markers, and TensorFlow's start-up lines ("totalMemory: …
+	 * freeMemory: …", "… with N MB memory"), which are reading-class
+	 * lines that hold no reading */
+	if (!in_tb && n && sc->lf && ((cls & A_CTX) || ((cls & A_READ) && !nread)))
+		kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
 	if (!in_tb && n && (cls & A_CTX)) {
 		char *var, *val;
 		if (kg_ctx_alloc_conf(s, n, &var, &val)) {
@@ -1136,8 +1135,6 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			const char *kind;
 			if (kg_parse_parallel_hint(s, n, &jobs, &kind))
 				kg_log_facts_add_parallel(sc->lf, jobs, kind, L->lineno);
-			if (!marked)
-				kg_parse_marker(s, n, L->lineno, &sc->lf->markers);
 		}
 		char *cp;
 		if (!sc->rep->echoed_config && kg_ctx_config_path(s, n, &cp)) {
@@ -1540,8 +1537,8 @@ static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_inci
 		}
 		if (n > sizeof tmp - 1)
 			n = sizeof tmp - 1;
-		/* kg_ctx_progress's own gate: `N/M` or `N of M` */
-		if (!n || (!memchr(p, '/', n) && !kg_memcasemem(p, n, " of ", 4)))
+		/* before copying and cleaning the line */
+		if (!n || !kg_ctx_progress_maybe(p, n))
 			continue;
 		memcpy(tmp, p, n);
 		int64_t r = KG_NONE;
