@@ -387,21 +387,26 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
  * joined by `_` or `-`), and HF Trainer's start-up banner ("Instantaneous
  * batch size per device = 16", "Gradient Accumulation steps = 2",
  * transformers trainer.py). The value is group 1. A key is not part of a
- * longer one: `eval-batch-size=16` is no `batch-size`. */
+ * longer one: `eval-batch-size=16` is no `batch-size`. KEY_OR_FLAG: the
+ * four forms for any of the keys, an alternation named once (group k,
+ * defined after the value's group 1). */
+#define KEY_OR_FLAG(keys) \
+	"(?:--(?&k)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?&k)\\s*[=:]\\s*)([0-9]+)\\b(?(DEFINE)(?<k>" keys "))"
 static struct {
 	pattern p;
 	const char *role;
 	const char *lit[5]; /* every match holds one of these (caseless); NULL-ended */
 } batch_hints[] = {
-	{{.src = "(?:--(?:per[-_]device[-_]train[-_]batch[-_]size|train[-_]batch[-_]size|train[-_]micro[-_]batch[-_]size[-_]per[-_]gpu|micro[-_]batch[-_]size|train[-_]bs|batch[-_]size)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:per[-_]device[-_]train[-_]batch[-_]size|train[-_]batch[-_]size|train[-_]micro[-_]batch[-_]size[-_]per[-_]gpu|micro[-_]batch[-_]size|train[-_]bs|batch[-_]size)\\s*[=:]\\s*)([0-9]+)\\b"},
+	{{.src = KEY_OR_FLAG("per[-_]device[-_]train[-_]batch[-_]size|train[-_]batch[-_]size|train[-_]micro[-_]batch[-_]size[-_]per[-_]gpu|micro[-_]batch[-_]size|train[-_]bs|batch[-_]size")},
 	 "train_batch_size", {"batch_size", "batch-size", "_bs", "-bs", NULL}},
 	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size", {"batch size per device", NULL}},
-	{{.src = "(?:--(?:per[-_]device[-_]eval[-_]batch[-_]size|eval[-_]batch[-_]size|test[-_]batch[-_]size|val[-_]batch[-_]size|eval[-_]bs|test[-_]bs|val[-_]bs)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:per[-_]device[-_]eval[-_]batch[-_]size|eval[-_]batch[-_]size|test[-_]batch[-_]size|val[-_]batch[-_]size|eval[-_]bs|test[-_]bs|val[-_]bs)\\s*[=:]\\s*)([0-9]+)\\b"},
+	{{.src = KEY_OR_FLAG("per[-_]device[-_]eval[-_]batch[-_]size|eval[-_]batch[-_]size|test[-_]batch[-_]size|val[-_]batch[-_]size|eval[-_]bs|test[-_]bs|val[-_]bs")},
 	 "eval_batch_size", {"batch_size", "batch-size", "_bs", "-bs", NULL}},
-	{{.src = "(?:--(?:gradient[-_]accumulation[-_]steps|accumulate[-_]grad[-_]batches|grad[-_]accum[-_]steps|grad[-_]accum|accumulation[-_]steps)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:gradient[-_]accumulation[-_]steps|accumulate[-_]grad[-_]batches|grad[-_]accum[-_]steps|grad[-_]accum|accumulation[-_]steps)\\s*[=:]\\s*)([0-9]+)\\b"},
+	{{.src = KEY_OR_FLAG("gradient[-_]accumulation[-_]steps|accumulate[-_]grad[-_]batches|grad[-_]accum[-_]steps|grad[-_]accum|accumulation[-_]steps")},
 	 "grad_accum_steps", {"accum", NULL}},
 	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps", {"accumulation steps", NULL}},
 };
+#undef KEY_OR_FLAG
 
 int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max)
 {
