@@ -57,6 +57,11 @@ char *kg_patch_diff(const kg_patch *p);
  * failure the file is unchanged and no backup is left. Returns 0. */
 int kg_patch_apply(const kg_patch *p, char **backup_out, kg_error *err);
 
+/* Whether path has the first backup kg_patch_apply would leave beside it
+ * (TARGET.orig, TARGET the path or, for a symlink, its target): an
+ * earlier --apply changed it, or the user keeps a copy under that name. */
+bool kg_patch_has_backup(const char *path);
+
 /* Convenience for the main flow: loads config_path, plans, returns the diff
  * text (malloc'd), or NULL and err. */
 char *kg_patch_plan(const char *config_path, const char **roles, const char **values,

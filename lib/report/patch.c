@@ -414,6 +414,27 @@ static bool read_fd(int fd, kg_buf *b, size_t limit)
 	}
 }
 
+/* The i-th backup name of base: base.orig, base.orig.1, … */
+static char *backup_name(const char *base, int i)
+{
+	return i ? kg_asprintf("%s.orig.%d", base, i) : kg_asprintf("%s.orig", base);
+}
+
+bool kg_patch_has_backup(const char *path)
+{
+	/* the base write_backup names them after: the path as given, its
+	 * target when it is a symlink */
+	struct stat ls;
+	char *real = lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) ? realpath(path, NULL) : kg_strdup(path);
+	if (!real)
+		return false;
+	char *bak = backup_name(real, 0);
+	bool have = lstat(bak, &ls) == 0;
+	free(bak);
+	free(real);
+	return have;
+}
+
 /* The old text under the first free name of real.orig, real.orig.1, …
  * (link(2) never replaces a name, so no backup is ever overwritten, even by
  * an apply running beside this one). Returns the name, or NULL with err. */
@@ -435,7 +456,7 @@ static char *write_backup(const char *real, const kg_patch *p, const struct stat
 	char *name = NULL;
 	int i;
 	for (i = 0; i < KG_BACKUPS_MAX; i++) {
-		name = i ? kg_asprintf("%s.orig.%d", real, i) : kg_asprintf("%s.orig", real);
+		name = backup_name(real, i);
 		if (link(tmp, name) == 0)
 			break;
 		int en = errno;

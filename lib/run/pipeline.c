@@ -497,21 +497,6 @@ static void name_config_keys(run *R)
  * the command that would apply it (issue 14: no log decides what is
  * written). */
 /* The roles whose new value a rule computes from their current one. */
-/* Whether --apply left a backup beside path's target (TARGET.orig, the
- * first name kg_patch_write uses; report/patch.h). */
-static bool has_backup(const char *path)
-{
-	char *real = realpath(path, NULL);
-	if (!real)
-		return false;
-	char *bak = kg_asprintf("%s.orig", real);
-	struct stat st;
-	bool have = lstat(bak, &st) == 0;
-	free(bak);
-	free(real);
-	return have;
-}
-
 static bool batch_role(const char *role)
 {
 	return !strcmp(role, "train_batch_size") || !strcmp(role, "eval_batch_size") ||
@@ -589,7 +574,7 @@ static int plan_patches(run *R, kg_error *err)
 		 * backup an earlier --apply left beside the config says it was
 		 * patched since it ran */
 		if (!log_mtime && log_stdin)
-			changed_since = has_backup(cfg->path);
+			changed_since = kg_patch_has_backup(cfg->path);
 		/* only roles this config has a key for, or can take */
 		const char **cr = kg_malloc(n * sizeof *cr), **cv = kg_malloc(n * sizeof *cv);
 		size_t cn = 0;
