@@ -796,19 +796,16 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 	}
 	/* the reporter's words count wherever they are (prose often follows
 	 * the pasted error) */
-	if (mk->late_line) {
-		char *prov = kg_asprintf("%s:%ld", path, mk->late_line);
-		kg_facts_set_str(f, "log.words.late", mk->late_text, prov);
-		free(prov);
-	}
-	if (mk->batch1_line) {
-		char *prov = kg_asprintf("%s:%ld", path, mk->batch1_line);
-		kg_facts_set_str(f, "log.words.batch_one", mk->batch1_text, prov);
-		free(prov);
-	}
-	if (mk->eval_line) {
-		char *prov = kg_asprintf("%s:%ld", path, mk->eval_line);
-		kg_facts_set_str(f, "log.words.eval", mk->eval_text, prov);
+	const struct { const char *fact; long line; const char *text; } words[] = {
+		{"log.words.late", mk->late_line, mk->late_text},
+		{"log.words.batch_one", mk->batch1_line, mk->batch1_text},
+		{"log.words.eval", mk->eval_line, mk->eval_text},
+	};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		if (!words[i].line)
+			continue;
+		char *prov = kg_asprintf("%s:%ld", path, words[i].line);
+		kg_facts_set_str(f, words[i].fact, words[i].text, prov);
 		free(prov);
 	}
 	if (!total) {
