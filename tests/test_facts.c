@@ -330,6 +330,25 @@ static void indexed_matches_reference(void)
 	TAP_OK(bad == 0 && checks > 3000, "indexed log facts equal a direct pass over the readings (%d checks, %d differ)", checks, bad);
 }
 
+/* pt2-0049's message: six processes listed, none named as this one,
+ * with `allocated` by PyTorch (no reserved figure printed) */
+static void six_processes(kg_incident *inc, const char *allocated)
+{
+	static const struct { long pid; const char *size; } six[6] = {
+		{899595, "14.52 GiB"}, {1039101, "3.11 GiB"}, {1603024, "6.96 GiB"},
+		{2007660, "9.48 GiB"}, {785200, "8.47 GiB"}, {795316, "1.71 GiB"}};
+	kg_incident_init(inc);
+	inc->mem.requested = sz("282.00 MiB");
+	inc->mem.total_capacity = sz("44.53 GiB");
+	inc->mem.free = sz("260.62 MiB");
+	inc->mem.allocated = sz(allocated);
+	inc->mem.reserved_unallocated = sz("56.25 MiB");
+	inc->mem.procs = kg_malloc(sizeof(kg_proc) * 6);
+	for (int i = 0; i < 6; i++)
+		inc->mem.procs[i] = (kg_proc){six[i].pid, sz(six[i].size)};
+	inc->mem.nprocs = 6;
+}
+
 /* batch settings in a log line: key=value, key: value, HF's banner and
  * an echoed argparse command line (`--key value`, `--key=value`, words
  * joined by _ or -); a longer key is not a shorter one */
@@ -478,17 +497,7 @@ int main(void)
 	/* several listed, none named this one, several could be (pt2-0049):
 	 * the split is unknown; the largest is not taken for this process
 	 * silently, the others hold at least the sum less it */
-	kg_incident_init(&inc);
-	inc.mem.requested = sz("282.00 MiB");
-	inc.mem.total_capacity = sz("44.53 GiB");
-	inc.mem.free = sz("260.62 MiB");
-	inc.mem.allocated = sz("1.29 GiB");
-	inc.mem.reserved_unallocated = sz("56.25 MiB");
-	kg_proc six[6] = {{899595, sz("14.52 GiB")}, {1039101, sz("3.11 GiB")}, {1603024, sz("6.96 GiB")},
-			  {2007660, sz("9.48 GiB")}, {785200, sz("8.47 GiB")}, {795316, sz("1.71 GiB")}};
-	inc.mem.procs = kg_malloc(sizeof six);
-	memcpy(inc.mem.procs, six, sizeof six);
-	inc.mem.nprocs = 6;
+	six_processes(&inc, "1.29 GiB");
 	kg_facts_from_incident(&inc, "ci.log", &f);
 	TAP_OK(!kg_facts_get(&f, "oom.process_in_use"), "no process taken for this one");
 	TAP_EQ_I64(num(&f, "oom.self_unknown"), 6, "six could be this process");
@@ -508,15 +517,7 @@ int main(void)
 	 * but unallocated, no reserved figure printed) is over 5 GiB, so the
 	 * 3.11 and 1.71 GiB processes cannot be this one, and the others hold
 	 * at most the sum less the smallest that can (6.96 GiB) */
-	kg_incident_init(&inc);
-	inc.mem.requested = sz("282.00 MiB");
-	inc.mem.total_capacity = sz("44.53 GiB");
-	inc.mem.free = sz("260.62 MiB");
-	inc.mem.allocated = sz("5.00 GiB");
-	inc.mem.reserved_unallocated = sz("56.25 MiB");
-	inc.mem.procs = kg_malloc(sizeof six);
-	memcpy(inc.mem.procs, six, sizeof six);
-	inc.mem.nprocs = 6;
+	six_processes(&inc, "5.00 GiB");
 	kg_facts_from_incident(&inc, "ci.log", &f);
 	ob = kg_facts_get(&f, "oom.other_processes.bytes");
 	TAP_OK(ob && fabs(ob->hi - (double)(sz("14.52 GiB").bytes + sz("3.11 GiB").bytes + sz("9.48 GiB").bytes +
