@@ -89,6 +89,14 @@ typedef struct scanner {
 	kg_followup pending[MAX_FOLLOWUPS];
 	size_t npending;
 
+	/* the two tiers (advance): lines starting before full_until are read
+	 * with every atom; past it only the OOM triggers are looked for,
+	 * and one memory reading per PROBE_STRIDE (input offsets) */
+	size_t full_until;
+	size_t full_done;        /* where the last full region ended */
+	size_t t1_done;          /* just past the last line tier 1 processed */
+	size_t probe_at;         /* where tier 1 next looks for a reading */
+
 	size_t truncated_lines;
 	long first_truncated;
 	size_t dropped;          /* incidents past KG_MAX_INCIDENTS */
@@ -1173,11 +1181,32 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 /* --------------------------------------------------------------- reader */
 
 
-static kg_atoms atoms;        /* every atom */
+/* Two tiers (issue 30). Everything the diagnosis reads around an OOM (the
+ * traceback, the settings and tables pasted with it, the reporter's words,
+ * batch settings, parallelism hints) only matters where there is an OOM, so
+ * the scanner reads it in full only in the log's head (HEAD_FULL bytes:
+ * command lines, configs, banners) and near each OOM trigger (NEAR_BEFORE
+ * bytes before its line, more while a traceback goes on, and NEAR_AFTER
+ * after it: follow-ups). Everywhere else, tier 1 looks only for what starts
+ * an incident or must be read wherever it is: the grammars' trigger
+ * literals, torchelastic's root-cause block and memory_summary() tables
+ * (tier1_table); and for one memory reading per PROBE_STRIDE, probing the
+ * PROBE_BYTES after each stride mark (readings over the whole log show
+ * growth). A log without an OOM pays for the triggers alone. */
+#define HEAD_FULL (1u << 20)
+#define NEAR_BEFORE (32u << 10)
+#define NEAR_AFTER (16u << 10)
+#define TB_BEFORE_MAX (512u << 10) /* how far back a traceback is followed */
+#define PROBE_BYTES (8u << 10)
+#define PROBE_STRIDE (256u << 10) /* tier 1: a reading probe per 256 KiB */
+
+static kg_atoms atoms;        /* every atom: the full tier */
 static kg_atoms atoms_quiet;  /* all but the reading-only ones: used while
                                  readings are being skipped (sampling);
                                  completed the first time it is needed */
-static bool atoms_ready, quiet_ready;
+static kg_atoms atoms_t1;     /* tier 1: triggers and tier1_table */
+static kg_atoms atoms_t1r;    /* tier 1 while probing for a reading */
+static bool atoms_ready, quiet_ready, t1_ready;
 static void atoms_init(void);
 
 const kg_atoms *kg_scan_atoms(void)
@@ -1225,6 +1254,11 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 };
 #define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
 
+/* What tier 1 reads besides the triggers: torchelastic's root-cause block
+ * (the rank that failed first, printed at the end of a multi-rank log) and
+ * memory_summary() tables (the report's snapshots[], OOM or not). */
+static const char *const tier1_table[] = {"Root Cause", "memory summary"};
+
 static void atoms_init(void)
 {
 	if (atoms_ready)
@@ -1237,11 +1271,12 @@ static void atoms_init(void)
 	for (size_t i = 0; i < ntrig; i++)
 		if (kg_atoms_add(&atoms, trig[i], A_OOM) < 0)
 			abort();
-	/* both sets start with the same triggers in the same order, so the
-	 * same choices: placed once and copied; the quiet set's other atoms
-	 * are placed when a log first needs it (quiet_atoms): a small log
-	 * never does */
+	/* every set starts with the same triggers in the same order, so the
+	 * same choices: placed once and copied; the other sets' atoms are
+	 * placed when a log first needs them (quiet_atoms, tier1_atoms): a
+	 * small log never does */
 	atoms_quiet = atoms;
+	atoms_t1 = atoms;
 	for (size_t i = 0; i < NATOM_TABLE; i++)
 		if (kg_atoms_add(&atoms, atom_table[i].lit, atom_table[i].cls) < 0)
 			abort();
@@ -1257,6 +1292,22 @@ static const kg_atoms *quiet_atoms(void)
 		quiet_ready = true;
 	}
 	return &atoms_quiet;
+}
+
+/* The tier-1 set, or with `probe` the same plus the reading atoms. */
+static const kg_atoms *tier1_atoms(bool probe)
+{
+	if (!t1_ready) {
+		for (size_t i = 0; i < sizeof tier1_table / sizeof *tier1_table; i++)
+			if (kg_atoms_add(&atoms_t1, tier1_table[i], A_CTX) < 0)
+				abort();
+		atoms_t1r = atoms_t1;
+		for (size_t i = 0; i < NATOM_TABLE; i++)
+			if (atom_table[i].cls == A_READ && kg_atoms_add(&atoms_t1r, atom_table[i].lit, A_READ) < 0)
+				abort();
+		t1_ready = true;
+	}
+	return probe ? &atoms_t1r : &atoms_t1;
 }
 
 #define BUF_CHUNK (4u << 20)        /* read size */
@@ -1672,11 +1723,127 @@ static size_t quiet_end(const scanner *sc, const reader *rd, size_t limit)
 	return end > rd->base ? end - rd->base : 0;
 }
 
-/* Runs the frontier forward to `limit`: finds the next line with an atom
- * (counting the lines passed on the way), works out every atom class on
- * it and hands it to full_line. While readings are skipped, the search
- * leaves the reading-only atoms out, so reading lines stop it only once
- * per READING_STRIDE. */
+/* Whether a raw line belongs to a Python traceback's body: indented (a
+ * frame or its code), the header, or a chained exception's joint, after
+ * the noise a logger or launcher puts in front. */
+static bool traceback_body(const char *p, size_t n)
+{
+	char tmp[256];
+	if (n > sizeof tmp - 1)
+		n = sizeof tmp - 1;
+	memcpy(tmp, p, n);
+	int64_t r = KG_NONE;
+	size_t m = kg_strip_noise(tmp, n, &r);
+	if (m && (tmp[0] == ' ' || tmp[0] == '\t'))
+		return true;
+	return (m >= 9 && !memcmp(tmp, "Traceback", 9)) || (m >= 6 && !memcmp(tmp, "During", 6)) ||
+	       (m >= 14 && !memcmp(tmp, "The above exce", 14));
+}
+
+/* Tier 2 starts near an OOM trigger: the line at buf[ls] (line number
+ * lineno) holds one. Puts the frontier NEAR_BEFORE bytes before it (at a
+ * line start, never before the kept history or a region already read in
+ * full), further back while a traceback goes on (at most TB_BEFORE_MAX),
+ * and reads in full up to NEAR_AFTER bytes past the line's end. */
+static void enter_near(scanner *sc, reader *rd, size_t ls, size_t le, long lineno)
+{
+	size_t lo = sc->full_done > rd->base ? sc->full_done - rd->base : 0;
+	size_t r = ls > lo + NEAR_BEFORE ? ls - NEAR_BEFORE : lo;
+	if (r > lo && rd->buf[r - 1] != '\n') {
+		const char *nl = memchr(rd->buf + r, '\n', ls - r);
+		r = nl ? (size_t)(nl - rd->buf) + 1 : ls;
+	}
+	/* the traceback this OOM may end: back to its header */
+	size_t tb_lo = ls > TB_BEFORE_MAX ? ls - TB_BEFORE_MAX : 0;
+	if (tb_lo < lo)
+		tb_lo = lo;
+	while (r > tb_lo) {
+		size_t len;
+		const char *p = prev_line(rd, r, &len);
+		if (!p || (size_t)(p - rd->buf) < tb_lo || !traceback_body(p, len))
+			break;
+		r = (size_t)(p - rd->buf);
+	}
+	long back = 0;
+	for (const char *q = rd->buf + r; (q = memchr(q, '\n', (size_t)(rd->buf + ls - q))) != NULL; q++)
+		back++;
+	rd->pos = r;
+	rd->pos_line = lineno - back;
+	size_t until = rd->base + le + NEAR_AFTER;
+	if (until > sc->full_until)
+		sc->full_until = until;
+}
+
+/* Tier 1 from the frontier towards `limit` (see HEAD_FULL): the next line
+ * with a trigger starts tier 2 near it (enter_near); a tier-1 context line
+ * or a probed reading is processed where it is. Returns false when the
+ * frontier reached `limit`. */
+static bool tier1(scanner *sc, reader *rd, size_t limit, kg_buf *win)
+{
+	size_t from = rd->pos;
+	size_t abs_from = rd->base + from;
+	bool probe = false;
+	size_t lim = limit;
+	if (sc->lf) {
+		if (abs_from >= sc->probe_at + PROBE_BYTES)
+			sc->probe_at = abs_from; /* came past a whole probe (tier 2) */
+		if (abs_from >= sc->probe_at) {
+			probe = true;
+			size_t pe = sc->probe_at + PROBE_BYTES - rd->base;
+			if (pe < lim)
+				lim = pe;
+		} else if (sc->probe_at - rd->base < lim) {
+			lim = sc->probe_at - rd->base;
+		}
+	}
+	/* a probe starts and ends with whole lines */
+	if (lim < limit && rd->buf[lim - 1] != '\n') {
+		const char *e = line_end(rd, lim, limit);
+		lim = e < rd->buf + limit ? (size_t)(e - rd->buf) + 1 : limit;
+	}
+	uint32_t cls;
+	size_t nl;
+	size_t hit = kg_atoms_find_lines(tier1_atoms(probe), rd->buf, lim, from, &cls, &nl);
+	if (hit >= lim) {
+		rd->pos_line += (long)nl;
+		rd->pos = lim;
+		if (lim >= limit)
+			return false;
+		if (probe)
+			sc->probe_at += PROBE_STRIDE; /* none in this probe */
+		else
+			sc->probe_at = rd->base + lim; /* the probe's first line */
+		return true;
+	}
+	rd->pos_line += (long)nl;
+	const char *b = hit > from ? memrchr(rd->buf + from, '\n', hit - from) : NULL;
+	size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
+	const char *e = line_end(rd, ls, rd->len);
+	size_t le = (size_t)(e - rd->buf);
+	if (cls & A_OOM) {
+		enter_near(sc, rd, ls, le, rd->pos_line);
+		return true;
+	}
+	if (cls & A_READ)
+		sc->probe_at = rd->base + le + PROBE_STRIDE;
+	full_line(sc, rd, ls, rd->pos_line, cls, win);
+	sc->t1_done = rd->base + le + 1;
+	if (le >= rd->len) {
+		rd->pos = rd->len;
+		return false;
+	}
+	rd->pos = le + 1;
+	rd->pos_line++;
+	return true;
+}
+
+/* Runs the frontier forward to `limit`. In tier 2 (the head, near an OOM,
+ * or while a traceback, a root-cause block or a memory_summary() table is
+ * open): finds the next line with an atom (counting the lines passed on
+ * the way), works out every atom class on it and hands it to full_line.
+ * While readings are skipped, the search leaves the reading-only atoms
+ * out, so reading lines stop it only once per READING_STRIDE. Elsewhere,
+ * tier 1 (tier1()). */
 static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 {
 	while (rd->pos < limit) {
@@ -1689,15 +1856,33 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 		if (sc->root_cause_open && rd->pos_line - sc->root_cause_line > ROOT_CAUSE_LINES)
 			sc->root_cause_open = false;
 		bool full = sc->tb_active || sc->root_cause_open || sc->summary_active;
+		if (!full && rd->base + from >= sc->full_until) {
+			if (sc->full_done < rd->base + from && sc->full_until > sc->full_done)
+				sc->full_done = rd->base + from;
+			if (!tier1(sc, rd, limit, win))
+				return;
+			continue;
+		}
+		/* tier 2 ends with the line holding full_until */
+		size_t end = limit;
+		if (!full && sc->full_until - rd->base < limit) {
+			size_t region = sc->full_until - rd->base;
+			if (rd->buf[region - 1] == '\n') {
+				end = region;
+			} else {
+				const char *e0 = line_end(rd, region, limit);
+				end = e0 < rd->buf + limit ? (size_t)(e0 - rd->buf) + 1 : limit;
+			}
+		}
 		size_t hit = from, nl = 0;
 		uint32_t cls = A_ALL;
 		if (!full) {
-			size_t quiet = quiet_end(sc, rd, limit);
-			size_t lim = quiet > from && quiet < limit ? quiet : limit;
+			size_t quiet = quiet_end(sc, rd, end);
+			size_t lim = quiet > from && quiet < end ? quiet : end;
 			hit = kg_atoms_find_lines(quiet > from ? quiet_atoms() : &atoms, rd->buf, lim, from, &cls, &nl);
-			if (hit >= lim && lim < limit) {
-				/* readings count again from the line holding `lim`: go
-				 * on from its start with every atom */
+			if (hit >= lim && lim < end) {
+				/* readings count again from the line holding `lim`:
+				 * go on from its start with every atom */
 				const char *b = memrchr(rd->buf + from, '\n', lim - from);
 				size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
 				if (ls > from) {
@@ -1705,13 +1890,15 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 					rd->pos = ls;
 					continue;
 				}
-				hit = kg_atoms_find_lines(&atoms, rd->buf, limit, from, &cls, &nl);
+				hit = kg_atoms_find_lines(&atoms, rd->buf, end, from, &cls, &nl);
 			}
 		}
 		rd->pos_line += (long)nl;
-		if (hit >= limit) {
-			rd->pos = limit;
-			return;
+		if (hit >= end) {
+			rd->pos = end;
+			if (end >= limit)
+				return;
+			continue;
 		}
 		/* the line holding the hit, and the classes of every atom on it */
 		const char *b = hit > from ? memrchr(rd->buf + from, '\n', hit - from) : NULL;
@@ -1729,8 +1916,16 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 				scan = h2 + 1;
 			}
 		}
+		/* a line tier 1 already read: not its reading again */
+		if (rd->base + ls < sc->t1_done)
+			cls &= ~(uint32_t)A_READ;
 		if (cls & A_ALL)
 			full_line(sc, rd, ls, rd->pos_line, cls, win);
+		if (cls & A_OOM) {
+			size_t until = rd->base + le + NEAR_AFTER;
+			if (until > sc->full_until)
+				sc->full_until = until;
+		}
 		if (le >= rd->len) {
 			rd->pos = rd->len;
 			return;
@@ -1861,6 +2056,8 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf
 	sc.name = src->name;
 	sc.first_incident = rep->nincidents;
 	sc.step = sc.epoch = KG_NONE;
+	sc.full_until = HEAD_FULL;
+	sc.probe_at = HEAD_FULL;
 	/* envelopes (container, shipper, scheduler) are decided once per input
 	 * from its head, so the loop below is the same for plain text */
 	unsigned env_mask = kg_envelope_sniff(src);
