@@ -4,10 +4,13 @@
  * out) are data: the .test files in tests/rules/, run by
  * test_rules_cases.c. */
 #include "diagnose/rules.h"
+#include "diagnose/rulesimage.h"
 #include "tap.h"
 #include "model/util.h"
 
+#include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 
 static kg_ruleset *RS;
 static char TD[1024], RULES[1024];
@@ -81,6 +84,95 @@ static void overrides(void)
 	kg_rules_free(rs);
 }
 
+/* Whether two documents are the same tree: types, values, styles, marks. */
+static bool same_doc(yaml_document_t *a, yaml_document_t *b, char *why, size_t n)
+{
+	size_t na = (size_t)(a->nodes.top - a->nodes.start), nb = (size_t)(b->nodes.top - b->nodes.start);
+	if (na != nb) {
+		snprintf(why, n, "%zu nodes, %zu parsed", na, nb);
+		return false;
+	}
+	for (size_t i = 0; i < na; i++) {
+		yaml_node_t *x = a->nodes.start + i, *y = b->nodes.start + i;
+		bool ok = x->type == y->type && x->start_mark.line == y->start_mark.line &&
+			  x->start_mark.column == y->start_mark.column && x->start_mark.index == y->start_mark.index &&
+			  x->end_mark.index == y->end_mark.index && !strcmp((char *)x->tag, (char *)y->tag);
+		if (ok && x->type == YAML_SCALAR_NODE)
+			ok = x->data.scalar.length == y->data.scalar.length &&
+			     !memcmp(x->data.scalar.value, y->data.scalar.value, x->data.scalar.length) &&
+			     x->data.scalar.style == y->data.scalar.style;
+		else if (ok && x->type == YAML_SEQUENCE_NODE)
+			ok = x->data.sequence.items.top - x->data.sequence.items.start ==
+				     y->data.sequence.items.top - y->data.sequence.items.start &&
+			     !memcmp(x->data.sequence.items.start, y->data.sequence.items.start,
+				     (size_t)(x->data.sequence.items.top - x->data.sequence.items.start) * sizeof(int));
+		else if (ok)
+			ok = x->data.mapping.pairs.top - x->data.mapping.pairs.start ==
+				     y->data.mapping.pairs.top - y->data.mapping.pairs.start &&
+			     !memcmp(x->data.mapping.pairs.start, y->data.mapping.pairs.start,
+				     (size_t)(x->data.mapping.pairs.top - x->data.mapping.pairs.start) *
+					     sizeof(yaml_node_pair_t));
+		if (!ok) {
+			snprintf(why, n, "node %zu (line %zu) differs", i + 1, (size_t)y->start_mark.line + 1);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The build's image of the shipped rule files (rulesimage.h): every rule
+ * file of rules/ is in it, its document is the one libyaml parses, and a
+ * file differing by one byte is not taken from it. */
+static void image(void)
+{
+	DIR *d = opendir(RULES);
+	TAP_OK(d != NULL, "open %s", RULES);
+	if (!d)
+		return;
+	struct dirent *e;
+	int files = 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l < 6 || strcmp(e->d_name + l - 5, ".yaml") || !strcmp(e->d_name, "keys.yaml") ||
+		    !strcmp(e->d_name, "datasets.yaml"))
+			continue;
+		char path[1400];
+		snprintf(path, sizeof path, "%s/%s", RULES, e->d_name);
+		FILE *f = fopen(path, "rb");
+		kg_buf b = {0};
+		char chunk[65536];
+		size_t got;
+		while (f && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+			kg_buf_append(&b, chunk, got);
+		if (f)
+			fclose(f);
+		files++;
+		yaml_document_t img, parsed;
+		bool have = kg_rules_image_doc(path, b.data, b.len, &img);
+		TAP_OK(have, "%s: in the build's image (meson.build's rule_files)", e->d_name);
+		yaml_parser_t p;
+		yaml_parser_initialize(&p);
+		yaml_parser_set_input_string(&p, (const unsigned char *)b.data, b.len);
+		bool parsed_ok = yaml_parser_load(&p, &parsed);
+		char why[200] = "";
+		if (have && parsed_ok)
+			TAP_OK(same_doc(&img, &parsed, why, sizeof why), "%s: the image's document is the parsed one: %s",
+			       e->d_name, why);
+		if (have)
+			kg_rules_image_free(&img);
+		if (parsed_ok)
+			yaml_document_delete(&parsed);
+		yaml_parser_delete(&p);
+		/* one byte changed: parsed, not imaged */
+		b.data[b.len / 2] ^= 1;
+		TAP_OK(!kg_rules_image_doc(path, b.data, b.len, &img), "%s with one byte changed: not from the image",
+		       e->d_name);
+		kg_buf_free(&b);
+	}
+	closedir(d);
+	TAP_OK((size_t)files == kg_rules_image_count(), "%d rule files, %zu in the image", files, kg_rules_image_count());
+}
+
 int main(void)
 {
 	const char *td = getenv("KG_TESTDATA"), *rd = getenv("KG_RULES");
@@ -94,6 +186,7 @@ int main(void)
 		return tap_done();
 	bad_rules();
 	overrides();
+	image();
 	kg_rules_free(RS);
 	return tap_done();
 }

@@ -1,5 +1,5 @@
 /* regex.h — thin PCRE2 wrapper used by every module that matches text:
- * compile once, JIT on first match (when the platform has JIT), match limits always set so a
+ * compile once, JIT when hot (kg_regex_use), match limits always set so a
  * pathological pattern cannot hang the tool), match with captures. */
 #ifndef KG_REGEX_H
 #define KG_REGEX_H
@@ -11,12 +11,24 @@
 
 typedef struct kg_regex kg_regex;
 
+/* JIT policy for every pattern the tool matches (here, oom.c, logfacts.c,
+ * expr.c): PCRE2's JIT compiler costs 50-300 µs a pattern, more than a
+ * short log's few matches cost in the interpreter, so a pattern is
+ * JIT-compiled on its KG_JIT_AFTER-th use; a long log's hot patterns get
+ * it early. Both give the same matches (the match limit aside: pathological
+ * input only). */
+#define KG_JIT_AFTER 16
+struct pcre2_real_code_8;
+/* Counts one use of code in *uses and JIT-compiles it at the
+ * KG_JIT_AFTER-th (a platform without JIT keeps the interpreter). */
+void kg_regex_use(struct pcre2_real_code_8 *code, uint32_t *uses);
+
 /* Compiles pattern (PCRE2 syntax, UTF-8 not assumed: invalid bytes never
  * make a match fail). flags: PCRE2_CASELESS etc. Returns NULL with err
  * ("col N: reason") on a bad pattern. */
 kg_regex *kg_regex_new(const char *pattern, uint32_t flags, kg_error *err);
-/* A built-in pattern compiled (and JIT-compiled) on its first match, so a
- * run pays only for the patterns its input reaches. pattern must outlive
+/* A built-in pattern compiled on its first match (JIT-compiled when hot,
+ * kg_regex_use), so a run pays only for the patterns its input reaches. pattern must outlive
  * the object (a string literal); one that does not compile aborts at first
  * use (a bug: the tests match every built-in pattern). Never NULL. */
 kg_regex *kg_regex_new_lazy(const char *pattern, uint32_t flags);

@@ -2,6 +2,7 @@
  * tree; evaluation walks it with three-valued logic. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "diagnose/expr.h"
+#include "read/regex.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -32,8 +33,9 @@ typedef struct node {
 	struct node **kids;
 	size_t nkids;
 	pcre2_code *re;           /* N_MATCHES */
-	pcre2_match_data *md;     /* made, and re JIT-compiled, on the first
-	                             match (most rules' regexes never run) */
+	pcre2_match_data *md;     /* made on the first match (most rules'
+	                             regexes never run) */
+	uint32_t uses;            /* kg_regex_use: JIT-compiled when hot */
 } node;
 
 struct kg_expr {
@@ -745,13 +747,12 @@ static kg_value eval(const kg_expr *e, const node *x, const kg_facts *f)
 		kg_value a = eval(e, x->kids[0], f);
 		if (a.kind != KG_VAL_STR)
 			return UNKNOWN;
-		if (!x->md) {
-			/* first match: the compiled tree is filled in here (the
-			 * tool evaluates on one thread) */
-			node *m = (node *)x;
-			pcre2_jit_compile(m->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+		/* the compiled tree is filled in here (the tool evaluates on
+		 * one thread) */
+		node *m = (node *)x;
+		if (!x->md)
 			m->md = pcre2_match_data_create_from_pattern(m->re, NULL);
-		}
+		kg_regex_use(m->re, &m->uses);
 		int rc = pcre2_match(x->re, (PCRE2_SPTR)a.str, strlen(a.str), 0, 0, x->md, e->mctx);
 		if (rc >= 0)
 			return vbool(1);

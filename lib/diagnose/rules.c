@@ -4,6 +4,7 @@
 #include "diagnose/rules.h"
 #include "diagnose/differential.h"
 #include "diagnose/expr.h"
+#include "diagnose/rulesimage.h"
 #include "kg_build.h"
 
 #include <dirent.h>
@@ -777,7 +778,9 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout, do
 	L->file = path;
 	L->raw = raw;
 	L->rawlen = len;
-	if (!yaml_parser_load(&parser, &doc)) {
+	/* a shipped file as shipped: its document parsed at build time */
+	bool imaged = kg_rules_image_doc(path, raw, len, &doc);
+	if (!imaged && !yaml_parser_load(&parser, &doc)) {
 		lerr(L, path, (long)parser.problem_mark.line + 1, (long)parser.problem_mark.column + 1,
 		     "YAML syntax: %s%s%s", parser.problem ? parser.problem : "error", /* not vocabulary */
 		     parser.context ? " " : "", parser.context ? parser.context : "");
@@ -806,12 +809,15 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout, do
 		}
 	}
 	yaml_document_t next;
-	if (yaml_parser_load(&parser, &next)) {
+	if (!imaged && yaml_parser_load(&parser, &next)) {
 		if (yaml_document_get_root_node(&next))
 			lerr(L, path, (long)parser.mark.line + 1, 1, "a rule file holds one YAML document");
 		yaml_document_delete(&next);
 	}
-	yaml_document_delete(&doc);
+	if (imaged)
+		kg_rules_image_free(&doc);
+	else
+		yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	L->doc = NULL;
 	L->raw = NULL;

@@ -4,6 +4,7 @@
  * first use; the parsers are not safe to call from two threads at once. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "read/logfacts.h"
+#include "read/regex.h"
 #include "model/util.h"
 
 #include <math.h>
@@ -16,6 +17,7 @@ typedef struct pattern {
 	const char *src;
 	pcre2_code *re;
 	pcre2_match_data *md;
+	uint32_t uses;   /* kg_regex_use */
 } pattern;
 
 static pcre2_match_context *mctx;
@@ -29,7 +31,6 @@ static pcre2_code *pat(pattern *p)
 				      PCRE2_CASELESS, &ec, &eo, NULL);
 		if (!p->re)
 			abort(); /* a bug in the literal patterns below */
-		pcre2_jit_compile(p->re, PCRE2_JIT_COMPLETE);
 		p->md = pcre2_match_data_create_from_pattern(p->re, NULL);
 		if (!mctx) {
 			mctx = pcre2_match_context_create(NULL);
@@ -47,6 +48,7 @@ static PCRE2_SIZE *match(pattern *p, const char *s, size_t n, size_t *start)
 	if (*start > n)
 		return NULL;
 	pcre2_code *re = pat(p); /* compiles p->md on first use: before reading it */
+	kg_regex_use(re, &p->uses);
 	int rc = pcre2_match(re, (PCRE2_SPTR)s, n, *start, 0, p->md, mctx);
 	if (rc < 0)
 		return NULL;

@@ -46,6 +46,7 @@
  *                       tests/oom/issue23.test
  */
 #include "read/oom.h"
+#include "read/regex.h"
 #include "model/units.h"
 #include "model/util.h"
 
@@ -342,15 +343,12 @@ static bool rx_anchored(int id)
 	       id == RX_TF_TAIL || id == RX_TF_BFC_BODY;
 }
 
-/* Compiles rx[id] and JIT-compiles it. Returns NULL with ec/eo set when
+/* Compiles rx[id] (JIT-compiled when hot: rx_get). Returns NULL with ec/eo set when
  * the pattern does not compile. */
 static pcre2_code *rx_compile(int id, int *ec, PCRE2_SIZE *eo)
 {
 	rx[id] = pcre2_compile((PCRE2_SPTR)rx_src[id], PCRE2_ZERO_TERMINATED,
 	                       rx_anchored(id) ? PCRE2_ANCHORED : 0, ec, eo, NULL);
-	/* without JIT support the interpreter runs the same pattern */
-	if (rx[id])
-		(void)pcre2_jit_compile(rx[id], PCRE2_JIT_COMPLETE);
 	return rx[id];
 }
 
@@ -360,10 +358,12 @@ static pcre2_code *rx_compile(int id, int *ec, PCRE2_SIZE *eo)
  * the tests) compiles them all, so one that fails here is a bug: abort. */
 static pcre2_code *rx_get(int id)
 {
+	static uint32_t uses[NRX];
 	int ec;
 	PCRE2_SIZE eo;
 	if (!rx[id] && !rx_compile(id, &ec, &eo))
 		abort();
+	kg_regex_use(rx[id], &uses[id]);
 	return rx[id];
 }
 

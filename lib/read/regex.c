@@ -12,7 +12,8 @@ struct kg_regex {
 	pcre2_match_context *mctx;
 	const char *pattern;       /* a lazy one's pattern (static storage) */
 	uint32_t flags;
-	bool jitted;               /* JIT compiled (or tried): on first match */
+	bool ready;                /* compiled, with its match context */
+	uint32_t uses;             /* kg_regex_use */
 	uint32_t capcount;
 };
 
@@ -53,26 +54,35 @@ kg_regex *kg_regex_new_lazy(const char *pattern, uint32_t flags)
 	return wrap(NULL, pattern, flags);
 }
 
-/* The compiled code, JIT-compiled and with its match context; compiles a
- * lazy pattern first (abort when it does not compile: a bug in a literal). */
+void kg_regex_use(pcre2_code *code, uint32_t *uses)
+{
+	if (*uses < KG_JIT_AFTER && ++*uses == KG_JIT_AFTER)
+		(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* else the interpreter */
+}
+
+/* The compiled code with its match context, one use counted
+ * (kg_regex_use); compiles a lazy pattern first (abort when it does not
+ * compile: a bug in a literal). */
 static pcre2_code *ready(kg_regex *re)
 {
-	if (re->jitted)
+	if (re->ready) {
+		kg_regex_use(re->code, &re->uses);
 		return re->code;
+	}
 	if (!re->code) {
 		kg_error e = {0};
 		re->code = compile(re->pattern, re->flags, &e);
 		if (!re->code)
 			abort();
 	}
-	pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
+	kg_regex_use(re->code, &re->uses);
 	re->mctx = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(re->mctx, 1000000);
 	pcre2_set_depth_limit(re->mctx, 10000);
 	pcre2_pattern_info(re->code, PCRE2_INFO_CAPTURECOUNT, &re->capcount);
 	if (!shared_md)
 		shared_md = pcre2_match_data_create(KG_RE_MAXCAP, NULL);
-	re->jitted = true;
+	re->ready = true;
 	return re->code;
 }
 
