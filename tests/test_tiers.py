@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The scanner's two tiers (issue 30; lib/read/logscan.c, HEAD_FULL): past the
 log's first MiB only the OOM triggers (and root-cause blocks, memory_summary
-tables, one reading probe per 256 KiB) are looked for; the context is read in
+tables, one reading probe per MiB) are looked for; the context is read in
 full near each OOM and in the head. These tests put the same block deep in a
 long training log and check that the incident reads as it does alone, so
 nothing the diagnosis needs is lost to the tiers. Generated logs, no timing.
@@ -121,8 +121,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # +2 MiB per step) is evidence
     log = os.path.join(tmp, "leak.log")
     lines = (filler(0, 15000) +
-             filler(15000, 40000, reading=lambda i: "Memory: %.2fGB allocated" % (4 + i * 0.002)) +
-             filler(55000, 1000))
+             filler(15000, 80000, reading=lambda i: "Memory: %.2fGB allocated" % (4 + i * 0.002)) +
+             filler(95000, 1000))
     with open(log, "w") as f:
         f.write("\n".join(lines + traceback(1)) + "\n")
     d = run(log)

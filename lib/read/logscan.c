@@ -1031,6 +1031,7 @@ enum {
 
 #define READINGS_ALL 4096        /* parse every reading up to this many … */
 #define READING_STRIDE (64u << 10) /* … then at most one per 64 KiB of input */
+#define NEAR_READING_STRIDE (4u << 10) /* near an OOM past the head: one per 4 KiB */
 
 static void load_window(scanner *sc);
 
@@ -1197,11 +1198,11 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
  * PROBE_BYTES after each stride mark (readings over the whole log show
  * growth). A log without an OOM pays for the triggers alone. */
 #define HEAD_FULL (1u << 20)
-#define NEAR_BEFORE (32u << 10)
-#define NEAR_AFTER (16u << 10)
+#define NEAR_BEFORE (8u << 10)
+#define NEAR_AFTER (4u << 10)
 #define TB_BEFORE_MAX (512u << 10) /* how far back a traceback is followed */
 #define PROBE_BYTES (8u << 10)
-#define PROBE_STRIDE (256u << 10) /* tier 1: a reading probe per 256 KiB */
+#define PROBE_STRIDE (1u << 20) /* tier 1: a reading probe per MiB */
 
 static kg_atoms atoms;        /* every atom: the full tier */
 static kg_atoms atoms_quiet;  /* all but the reading-only ones: used while
@@ -1641,6 +1642,19 @@ static void load_window(scanner *sc)
 	}
 }
 
+/* The least distance (input bytes) between two memory readings read at
+ * input offset `at`, 0 for every one: in the head all of the first
+ * READINGS_ALL, then one per READING_STRIDE; near an OOM past the head
+ * (tier 2 there) one per NEAR_READING_STRIDE: the readings just before the
+ * OOM, without parsing every step line of a log that prints one per step
+ * (tier 1 samples the rest). */
+static size_t reading_stride(const scanner *sc, size_t at)
+{
+	if (at >= HEAD_FULL)
+		return NEAR_READING_STRIDE;
+	return sc->readings_seen < READINGS_ALL ? 0 : READING_STRIDE;
+}
+
 /* Processes the line at buf[off..] whose atoms gave the classes cls. */
 static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t cls, kg_buf *win)
 {
@@ -1651,9 +1665,9 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 	if (!(cls & A_ALL) && !sc->tb_active)
 		return;
 	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX | A_BATCH | A_SIGN)) && !sc->tb_active) {
-		/* readings: all of the first READINGS_ALL, then sampled */
-		if (sc->readings_seen >= READINGS_ALL &&
-		    rd->base + off - sc->last_reading_off < READING_STRIDE)
+		/* readings: sampled (reading_stride) */
+		size_t stride = reading_stride(sc, rd->base + off);
+		if (stride && rd->base + off - sc->last_reading_off < stride)
 			return;
 		sc->readings_seen++;
 		sc->last_reading_off = rd->base + off;
@@ -1720,9 +1734,10 @@ static size_t quiet_end(const scanner *sc, const reader *rd, size_t limit)
 {
 	if (!sc->lf)
 		return limit;
-	if (sc->readings_seen < READINGS_ALL)
+	size_t stride = reading_stride(sc, rd->base + rd->pos);
+	if (!stride)
 		return 0;
-	size_t end = sc->last_reading_off + READING_STRIDE;
+	size_t end = sc->last_reading_off + stride;
 	return end > rd->base ? end - rd->base : 0;
 }
 
