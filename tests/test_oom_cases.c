@@ -150,6 +150,15 @@ static void run(const tc_case *c)
 		} else if (!strcmp(name, "candidate")) {
 			bool cand = kg_oom_candidate(t, strcspn(t, "\n"));
 			TAP_OK(cand == !strcmp(w, "yes"), "%s:%ld: %s: candidate: %s", c->file, ln, c->title, w);
+		} else if (!strcmp(name, "unrecognized")) {
+			/* the safety net on the first line: an ordinary line, and
+			 * the exception line that ends a traceback */
+			size_t fl = strcspn(t, "\n");
+			kg_oom u;
+			int line = kg_oom_unrecognized(t, fl, NULL, 0, false, &u),
+			    exc = kg_oom_unrecognized(t, fl, NULL, 0, true, &u);
+			const char *g = line && exc ? "yes" : exc ? "exception-line" : line ? "?" : "no";
+			TAP_EQ_STR(g, w, "%s:%ld: %s: unrecognized", c->file, ln, c->title);
 		} else if (rc != 1) {
 			TAP_OK(0, "%s:%ld: %s: %s (the text does not parse)", c->file, ln, c->title, name);
 		} else if (!field(&o, t, name, got, sizeof got)) {

@@ -107,9 +107,13 @@ static int cut_everywhere(const kg_buf *w, size_t first_len)
 	return parsed;
 }
 
-/* Finds the first incident; returns its line index or -1. */
+/* Finds the first incident; returns its line index or -1. A traceback
+ * header that names the OOM (kg_oom.header) is the incident only when no
+ * message follows it: the scanner folds the header into the message. */
 static long find(line *v, size_t nl, kg_oom *o)
 {
+	long header = -1;
+	kg_oom h;
 	for (size_t i = 0; i < nl; i++) {
 		if (!kg_oom_candidate(v[i].p, v[i].n))
 			continue;
@@ -121,10 +125,20 @@ static long find(line *v, size_t nl, kg_oom *o)
 		if (rc == 1)
 			cut_everywhere(&w, v[i].n);
 		kg_buf_free(&w);
-		if (rc == 1)
+		if (rc == 1 && o->header && header < 0) {
+			h = *o;
+			header = (long)i;
+		} else if (rc == 1 && o->header) {
+			kg_oom_free(o);
+		} else if (rc == 1) {
+			if (header >= 0)
+				kg_oom_free(&h);
 			return (long)i;
+		}
 	}
-	return -1;
+	if (header >= 0)
+		*o = h;
+	return header;
 }
 
 static const kg_size *mem_field(const kg_oom *o, const char *name)

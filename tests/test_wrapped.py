@@ -7,8 +7,10 @@ column 0 of the next row. testdata/wrap/nemos-345.log (JAX's XLA BFC lines
 and XlaRuntimeError from a public thread, unwrapped) is cut here at several
 widths as a terminal would; each cut log must give the incidents of the
 unwrapped one (kind, family, framework, severity, request), each at the
-physical line where its message starts, and say that it joined lines. Logs
-whose longest lines are real lines must not be joined. Prints TAP."""
+physical line where its message starts, and say that it joined lines; so
+must a copy whose rows are padded with blanks to the width (a copy of the
+screen's cells). Logs whose longest lines are real lines must not be
+joined. Prints TAP."""
 import json
 import os
 import subprocess
@@ -55,20 +57,35 @@ want, notes = incidents(orig_path)
 check(len(want) == 3 and not any("wrapped" in n for n in notes),
       "the unwrapped log: 3 incidents, nothing joined", want)
 
-for width in (80, 100, 120, 137):
+# a copy of the screen's cells (tmux capture-pane, a console's select-all)
+# also pads every row with blanks to the width, the cut rows as well as the
+# rows whose line ended (issue 31)
+for width, pad in ((80, False), (100, False), (120, False), (137, False), (100, True), (137, True)):
     folded, starts = fold(orig, width)
-    path = os.path.join(tmp, "w%d.log" % width)
+    if pad:
+        folded = [row + " " * (width - len(row)) for row in folded]
+    how = "cut at %d columns%s" % (width, ", rows padded with blanks" if pad else "")
+    path = os.path.join(tmp, "%s%d.log" % ("p" if pad else "w", width))
     with open(path, "w") as f:
         f.write("\n".join(folded) + "\n")
     got, notes = incidents(path)
     # the same incidents, each at the physical line its message starts on
     mapped = [k[:5] + (starts[k[5] - 1],) for k in want]
-    check(got == mapped, "cut at %d columns: the incidents of the unwrapped log at their physical lines" % width,
+    check(got == mapped, "%s: the incidents of the unwrapped log at their physical lines" % how,
           "got %s\nwant %s" % (got, mapped))
-    check(any("hard-wrapped at %d columns" % width in n for n in notes),
-          "cut at %d columns: a note says the lines were joined" % width, notes)
+    check(any("hard-wrapped at %d columns%s" % (width, ", rows padded with blanks" if pad else " (") in n
+              for n in notes), "%s: a note says the lines were joined" % how, str(notes))
     rc, _ = run(["--fail-on", "error", path])
-    check(rc == 1, "cut at %d columns: --fail-on error exits 1" % width, rc)
+    check(rc == 1, "%s: --fail-on error exits 1" % how, rc)
+
+# padded rows of a log no one wrapped (every line shorter than the width):
+# nothing is joined
+short = [l for l in orig if len(l) < 95][:40]
+path = os.path.join(tmp, "p-short.log")
+with open(path, "w") as f:
+    f.write("\n".join(l + " " * (100 - len(l)) for l in short) + "\n")
+_, notes = incidents(path)
+check(not any("wrapped" in n for n in notes), "rows padded to 100 columns, none cut: nothing joined", str(notes))
 
 # a trigger cut in two by the wrap: "Out of mem" | "ory while trying …"
 msg = "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528 bytes."

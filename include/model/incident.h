@@ -145,7 +145,10 @@ typedef struct kg_incident {
 	                             non-fatal allocator failure, e.g. TF BFC
 	                             "freed_by_count") or "oom-suspected" (an
 	                             OOM in disguise: no cuDNN algorithm's
-	                             workspace fitted) */
+	                             workspace fitted) or "oom-unrecognized" (a line
+	                             that says out of memory in an error's words
+	                             and that no grammar reads: the safety net,
+	                             oom.h kg_oom_unrecognized) */
 	const char *family;       /* message layout: a word of kg_families */
 	const char *framework;    /* a word of kg_frameworks, or NULL */
 	char *path;               /* input display name ("-" → "<stdin>") */
@@ -196,6 +199,9 @@ typedef struct kg_incident {
 	                             handled; 0 when not */
 	kg_finding *findings;     /* filled by the rules engine, most severe first */
 	size_t nfindings;
+	bool header;              /* it stands on a traceback header that names
+	                             an OOM exception (oom.h kg_oom.header):
+	                             the message, when it follows, replaces it */
 } kg_incident;
 
 /* Initialises every size to kg_size_none() and every index to KG_NONE. */
@@ -209,7 +215,8 @@ void kg_finding_free(kg_finding *f);
 /* Frees the differential's hypotheses and their evidence. */
 void kg_differential_free(kg_incident *inc);
 /* DIAGNOSIS §5: KG_SEV_ERROR for an OOM that ended the run (kind "oom",
- * every family), KG_SEV_WARNING for a retried one ("oom-warning"). */
+ * every family), KG_SEV_WARNING for a retried one ("oom-warning") and for
+ * a message no grammar knows ("oom-unrecognized"). */
 enum kg_severity kg_incident_severity(const kg_incident *inc);
 /* Whether f's evidence supports cause (and does not refute it); false for
  * a NULL cause. */

@@ -24,7 +24,9 @@
  *     terminal, or written by a tool that folds long lines): a line exactly
  *     W columns long and the continuation lines after it are read as one
  *     line, and as many empty lines follow it as were joined, so every
- *     later line keeps its line number. Plain text only (no other envelope).
+ *     later line keeps its line number. A copy whose rows are padded with
+ *     blanks to W is read without the blanks: a row whose text fills the
+ *     width is cut. Plain text only (no other envelope).
  *
  * Line numbers count the decoded lines: one envelope line gives one text
  * line, except that a JSON message holding several lines gives that many,
@@ -49,11 +51,16 @@ enum {
 	KG_ENV_UTF16BE = 32, /* UTF-16 big endian, BOM FE FF */
 	KG_ENV_WRAP = 64,    /* hard-wrapped terminal lines; the width W is
 	                        the mask's bits 8 and up (KG_ENV_WRAP_WIDTH) */
+	KG_ENV_WRAP_PAD = 128, /* with KG_ENV_WRAP: every row padded with
+	                        blanks to W (a copy of the screen's cells) */
 };
 #define KG_ENV_WRAP_WIDTH(mask) ((mask) >> 8)
 
 /* The width (columns) at which the lines s[0..n) (a log's head) were
- * hard-wrapped, or 0 when they do not look wrapped. Columns count UTF-8
+ * hard-wrapped, or 0 when they do not look wrapped; *padded says whether
+ * the rows were padded with blanks to the width (nine in ten rows are W
+ * columns and two or more of those end in three blanks or more): then every row is
+ * measured without its trailing blanks, and the width is the padded one. Columns count UTF-8
  * characters, a tab advancing to the next multiple of 8, no trailing CR.
  * Wrapped means: the longest lines, W ≥ 60 columns long, are at least two
  * (or one, when W is a common terminal width: 80, 100, 120, 132, 160, 200,
@@ -62,7 +69,7 @@ enum {
  * falls inside a word (a letter or digit on both sides). Fixed-width
  * tables (rows that start with '|', or end and begin with no word split)
  * and text a writer wrapped at word ends or behind "# " are not. With whole false the last line may be cut and is not read. */
-unsigned kg_wrap_width(const char *s, size_t n, bool whole);
+unsigned kg_wrap_width(const char *s, size_t n, bool whole, bool *padded);
 /* Whether the line s[0..n) can be the continuation of a line a terminal
  * wrapped: it is not empty and does not start a record of its own (an
  * indent of two blanks or a tab, a table row '|', an ISO date, a glog

@@ -18,9 +18,10 @@
 #define KG_OOM_WINDOW_BYTES 16384
 
 typedef struct kg_oom {
-	const char *kind;        /* "oom", "oom-warning" (retried) or "oom-suspected"
-	                            (an OOM in disguise: no cuDNN algorithm fitted);
-	                            static string */
+	const char *kind;        /* "oom", "oom-warning" (retried), "oom-suspected"
+	                            (an OOM in disguise: no cuDNN algorithm fitted)
+	                            or "oom-unrecognized" (kg_oom_unrecognized); static
+	                            string */
 	const char *family;      /* static string, DESIGN §4 vocabulary */
 	const char *framework;   /* static string or NULL */
 	const char *device_type; /* static string or NULL */
@@ -29,6 +30,10 @@ typedef struct kg_oom {
 	kg_tensor *tensor;       /* owned; NULL unless a shape is given */
 	char *status;            /* owned; library status word or NULL */
 	size_t start, end;       /* byte range of the message in the text */
+	bool header;             /* a traceback header that names an OOM
+	                            exception (IPython's "OutOfMemoryError
+	                            Traceback (most recent call last)"): the
+	                            message, when it follows, replaces it */
 } kg_oom;
 
 /* Compiles every grammar now (PCRE2, JIT when available; without JIT the
@@ -93,6 +98,27 @@ const char *const *kg_oom_triggers(size_t *n);
  *   tensorflow/ path without org_tensorflow (jaxlib's vendored copy)
  *   appears. */
 int kg_oom_parse(const char *text, size_t n, size_t first_len, kg_oom *out);
+
+/* The safety net (issue 31): a line that says "out of memory" (in any
+ * letter case, "out-of-memory", "OutOfMemory", "OUT_OF_MEMORY") or "OOM"
+ * as a word, in an error's words ("…Error", "…Exception", "error",
+ * "fatal", "failed", "failure", "aborted", "panic", "CRITICAL",
+ * "what():", "terminate called"; looked for in raw[0..rawn), the line as
+ * the log printed it, with the prefixes noise stripping takes off, such as
+ * a logger's "ERROR:root:"; raw NULL: in line), or as the exception line
+ * that ends a traceback (exception_line true), and that kg_oom_parse does
+ * not read.
+ * Lines that say there was none ("no OOM", "OOM trials: 0", "out of
+ * memory: false") and source code (a raise, a condition, "in str(e)", a
+ * notebook's numbered listing) are not. The scanner calls it only on a
+ * line that passed kg_oom_candidate, so the phrase must come with a
+ * trigger literal ("out of memory", "Out of memory", "Out of Memory",
+ * "OUT OF MEMORY", "OutOfMemory", "OUT_OF_MEMORY", "OOM error", "OOM
+ * Error"): nothing is added to the prefilter for it but those.
+ * Returns 1 and fills *out (kind "oom-unrecognized", family "unrecognized", the
+ * line without its surrounding blanks as start..end), or 0. */
+int kg_oom_unrecognized(const char *line, size_t n, const char *raw, size_t rawn, bool exception_line,
+			kg_oom *out);
 void kg_oom_free(kg_oom *o);
 
 #endif

@@ -161,12 +161,12 @@ void kg_facts_free(kg_facts *f)
 #define S KG_FACT_STRING
 #define T KG_FACT_BOOL
 static const kg_fact_info registry[] = {
-	{"kind", S, "incident kind: oom, or oom-warning (retried, non-fatal)"},
+	{"kind", S, "incident kind: oom, oom-warning (retried, non-fatal), oom-suspected, or oom-unrecognized (a line that says out of memory and no grammar reads; a warning)"},
 	{"family", S, "message layout"},
 	{"framework", S, "the framework that printed the message, when known"},
 	{"device.type", S, "the device's backend"},
 	{"device.index", C, "device ordinal stated by the message"},
-	{"status", S, "library status word (CUBLAS_STATUS_ALLOC_FAILED, …)"},
+	{"status", S, "library status word (CUBLAS_STATUS_ALLOC_FAILED, …), or who reported an OOM kill (oom-kill:constraint=CONSTRAINT_MEMCG, Memory cgroup out of memory, Slurm: oom-kill event, Slurm: OUT_OF_MEMORY, OOMKilled)"},
 	{"oom.message", S, "the OOM text as matched, noise-stripped"},
 	{"oom.requested", B, "\"Tried to allocate\": the failed request"},
 	{"oom.requested_overflow", T, "the request as printed is 2^63 bytes or more (a size wrapped from a negative number; oom.requested is then unset)"},

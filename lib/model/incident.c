@@ -48,7 +48,8 @@ void kg_differential_free(kg_incident *inc)
 
 enum kg_severity kg_incident_severity(const kg_incident *inc)
 {
-	return inc->kind && !strcmp(inc->kind, "oom-warning") ? KG_SEV_WARNING : KG_SEV_ERROR;
+	return inc->kind && (!strcmp(inc->kind, "oom-warning") || !strcmp(inc->kind, "oom-unrecognized"))
+		       ? KG_SEV_WARNING : KG_SEV_ERROR;
 }
 
 bool kg_finding_supports(const kg_finding *f, const char *cause)

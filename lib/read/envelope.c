@@ -16,7 +16,11 @@
  *     output pane) breaks a line longer than its width W at exactly W
  *     columns and goes on at column 0 of the next row, mid-word; copying
  *     the screen keeps the break (issue 24: XLA/BFC lines of 200 columns
- *     and more, JAX's "from devic\ne: CUDA_ERROR_OUT_OF_MEMORY").
+ *     and more, JAX's "from devic\ne: CUDA_ERROR_OUT_OF_MEMORY"). A copy
+ *     of the screen's cells (tmux capture-pane, screen's hardcopy, a
+ *     console's "select all") also pads every row with blanks to W: then a
+ *     row is cut when its text, without the blanks, fills the width
+ *     (issue 31).
  */
 #include "read/envelope.h"
 
@@ -51,6 +55,7 @@ struct kg_envelope {
 	char cur_time[40];     /* the time of the line being decoded */
 	/* hard-wrapped text (KG_ENV_WRAP) */
 	unsigned wrap_w;       /* the width */
+	bool wrap_pad;         /* rows padded with blanks to the width */
 	kg_buf wrap;           /* the line being joined */
 	size_t wrap_parts;     /* physical lines in it (0: none pending) */
 	bool wrap_more;        /* its last part was W columns: it may go on */
@@ -559,12 +564,20 @@ static bool word_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isdig(c) || c == '_';
 }
 
-unsigned kg_wrap_width(const char *p, size_t n, bool whole)
+/* s[0..n) without its trailing blanks (and CR) */
+static size_t trim_blanks(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return n;
+}
+
+unsigned kg_wrap_width(const char *p, size_t n, bool whole, bool *padded)
 {
 	static const unsigned common[] = {80, 100, 120, 132, 160, 200, 240};
 	unsigned *cols = kg_malloc(WRAP_LINES * sizeof *cols);
 	size_t *at = kg_malloc(WRAP_LINES * sizeof *at), *len = kg_malloc(WRAP_LINES * sizeof *len);
-	size_t nl = 0, pos = 0;
+	size_t nl = 0, pos = 0, at_max = 0, blank_end = 0;
 	unsigned max = 0;
 	while (pos < n && nl < WRAP_LINES) {
 		const char *e = memchr(p + pos, '\n', n - pos);
@@ -579,6 +592,24 @@ unsigned kg_wrap_width(const char *p, size_t n, bool whole)
 		nl++;
 		pos = end + 1;
 	}
+	/* padded rows: nearly every row is the width, and rows end in runs of
+	 * blanks (a wrapped log's row ends in a blank only where a cut fell on
+	 * a space: one, not three); then each row is measured without its
+	 * blanks */
+	for (size_t i = 0; i < nl; i++) {
+		if (cols[i] != max)
+			continue;
+		at_max++;
+		size_t t = trim_blanks(p + at[i], len[i]);
+		blank_end += len[i] - t >= 3 && p[at[i] + t] != '\r';
+	}
+	bool pad = max >= 60 && nl >= 3 && at_max * 10 >= nl * 9 && blank_end >= 2;
+	if (pad)
+		for (size_t i = 0; i < nl; i++) {
+			len[i] = trim_blanks(p + at[i], len[i]);
+			cols[i] = columns(p + at[i], len[i]);
+		}
+	*padded = pad;
 	/* the longest lines, those of them followed by a line, by a line that
 	 * continues them, by a shorter one that ends the wrapped line, and
 	 * breaks inside a word (a letter or digit on both sides: a terminal
@@ -607,7 +638,7 @@ unsigned kg_wrap_width(const char *p, size_t n, bool whole)
 	free(at);
 	free(len);
 	if (max < 60 || max > 4096 || !ended || !midword || continued * 2 < followed ||
-	    (longest < 2 && !usual))
+	    (longest < 2 && !usual) || (pad && !longest))
 		return 0;
 	return max;
 }
@@ -639,9 +670,10 @@ unsigned kg_envelope_sniff(const kg_source *src)
 	}
 	unsigned mask = maybe ? sniff_lines((const char *)p, n, whole) : 0;
 	if (!mask) {
-		unsigned w = kg_wrap_width((const char *)p, n, whole);
+		bool pad;
+		unsigned w = kg_wrap_width((const char *)p, n, whole, &pad);
 		if (w)
-			mask = KG_ENV_WRAP | w << 8;
+			mask = KG_ENV_WRAP | (pad ? KG_ENV_WRAP_PAD : 0) | w << 8;
 	}
 	return mask;
 }
@@ -649,9 +681,9 @@ unsigned kg_envelope_sniff(const kg_source *src)
 const char *kg_envelope_name(unsigned mask)
 {
 	if (mask & KG_ENV_WRAP) {
-		static char name[96];
-		snprintf(name, sizeof name, "terminal text hard-wrapped at %u columns (wrapped lines joined)",
-			 KG_ENV_WRAP_WIDTH(mask));
+		static char name[128];
+		snprintf(name, sizeof name, "terminal text hard-wrapped at %u columns%s (wrapped lines joined)",
+			 KG_ENV_WRAP_WIDTH(mask), mask & KG_ENV_WRAP_PAD ? ", rows padded with blanks" : "");
 		return name;
 	}
 	if (mask & (KG_ENV_UTF16LE | KG_ENV_UTF16BE))
@@ -674,6 +706,7 @@ kg_envelope *kg_envelope_new(unsigned mask)
 	kg_envelope *env = kg_calloc(1, sizeof *env);
 	env->mask = mask;
 	env->wrap_w = mask & KG_ENV_WRAP ? KG_ENV_WRAP_WIDTH(mask) : 0;
+	env->wrap_pad = env->wrap_w && (mask & KG_ENV_WRAP_PAD);
 	env->tmp = kg_malloc(READ_CHUNK);
 	env->times = kg_calloc(KG_ENV_TIME_LINES, sizeof *env->times);
 	return env;
@@ -749,11 +782,14 @@ static void wrap_flush(kg_envelope *env)
 }
 
 /* One physical line of hard-wrapped text: joined to the pending line when
- * that one filled the width and this one continues it. */
+ * that one filled the width and this one continues it. Padded rows lose
+ * their blanks first: a row whose text fills the width was cut. */
 static void wrap_line(kg_envelope *env, const char *s, size_t n)
 {
 	if (n && s[n - 1] == '\r')
 		n--;
+	if (env->wrap_pad)
+		n = trim_blanks(s, n);
 	if (env->wrap_parts && !(env->wrap_more && kg_wrap_continues(s, n) &&
 				 env->wrap.len + n <= KG_ENV_MAX_LINE))
 		wrap_flush(env);

@@ -724,6 +724,13 @@ static kg_incident *find_fold(scanner *sc, const kg_incident *n)
 			break;
 		if (p->rank != n->rank || p->step != n->step || p->epoch != n->epoch)
 			continue;
+		if (p->header)
+			continue; /* new_incident's: the message takes its place */
+		/* a line no grammar knows: the message a grammar reads near it,
+		 * before or after */
+		bool p_unknown = !strcmp(p->kind, "oom-unrecognized"), n_unknown = !strcmp(n->kind, "oom-unrecognized");
+		if ((p_unknown || n_unknown) && dist <= FOLD_LINES_RELATED)
+			return p;
 		if (p->device_index != KG_NONE && n->device_index != KG_NONE &&
 		    p->device_index != n->device_index)
 			continue;
@@ -739,8 +746,45 @@ static kg_incident *find_fold(scanner *sc, const kg_incident *n)
 	return NULL;
 }
 
+/* The incident n takes p's place (p stood on a traceback header or an
+ * unknown line, n is the message a grammar read): p keeps its id, counts,
+ * follow-ups, and its frames when n has none; the rest of p goes to n, to
+ * be freed with it. */
+static void adopt(kg_incident *p, kg_incident *n)
+{
+	kg_incident old = *p;
+	*p = *n;
+	p->id = old.id;
+	p->duplicates = old.duplicates + !old.header;
+	p->ooms_before = old.ooms_before;
+	p->repeats_before = old.repeats_before;
+	p->followups = old.followups;
+	p->nfollowups = old.nfollowups;
+	old.followups = NULL;
+	old.nfollowups = 0;
+	if (!p->nframes && old.nframes) {
+		p->frames = old.frames;
+		p->nframes = old.nframes;
+		p->phase = old.phase;
+		p->phase_source = old.phase_source;
+		old.frames = NULL;
+		old.nframes = 0;
+	}
+	if (!p->alloc_conf && old.alloc_conf) {
+		p->alloc_conf = old.alloc_conf;
+		p->alloc_conf_var = old.alloc_conf_var;
+		p->alloc_conf_line = old.alloc_conf_line;
+		old.alloc_conf = old.alloc_conf_var = NULL;
+	}
+	*n = old;
+}
+
 static void fold_into(kg_incident *p, kg_incident *n)
 {
+	if (!strcmp(p->kind, "oom-unrecognized") && strcmp(n->kind, "oom-unrecognized") != 0) {
+		adopt(p, n);
+		return;
+	}
 	p->duplicates++;
 	if (!strcmp(p->kind, "oom-warning") && !strcmp(n->kind, "oom")) {
 		/* the allocator's warning came first; the error is the incident */
@@ -845,6 +889,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	if (sc->rd)
 		resolve_progress(sc->rd, sc->cur_off, L->lineno, &inc);
 	inc.kind = o->kind ? o->kind : "oom";
+	inc.header = o->header;
 	inc.family = o->family;
 	inc.framework = o->framework;
 	inc.device_type = o->device_type;
@@ -883,9 +928,29 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 		inc.phase_source = "log";
 	}
 
-	kg_incident *p = find_fold(sc, &inc);
+	/* a traceback header that named the OOM (the input's last incident):
+	 * this message, however many frames later, is its own; it takes the
+	 * header's place, or, when it is a copy of an earlier OOM, the header
+	 * goes with it */
+	kg_incident *hdr = NULL;
+	if (!inc.header && strcmp(inc.kind, "oom-unrecognized") != 0 &&
+	    sc->rep->nincidents > sc->first_incident) {
+		kg_incident *last = &sc->rep->incidents[sc->rep->nincidents - 1];
+		if (last->header && last->rank == inc.rank && inc.line - last->line <= FOLD_LINES_SAME_TEXT)
+			hdr = last;
+	}
+	kg_incident *p = inc.header ? NULL : find_fold(sc, &inc);
 	if (p) {
 		fold_into(p, &inc);
+		kg_incident_free(&inc);
+		if (hdr) {
+			kg_incident_free(hdr);
+			sc->rep->nincidents--;
+		}
+		return;
+	}
+	if (hdr) {
+		adopt(hdr, &inc);
 		kg_incident_free(&inc);
 		return;
 	}
@@ -1035,13 +1100,17 @@ enum {
 
 static void load_window(scanner *sc);
 
-static void scan_oom(scanner *sc, kg_buf *win)
+/* The grammars over the line's window; when none reads the line and it
+ * is not inside a traceback (a frame or its source: in_tb), the safety net
+ * (kg_oom_unrecognized) on the line alone. */
+static void scan_oom(scanner *sc, kg_buf *win, bool in_tb)
 {
 	line_rec *L = rec_at(sc, 0);
 	if (L->lineno <= sc->consumed_until && sc->consumed_until)
 		return;
 	if (!kg_oom_candidate(L->text.data, L->text.len))
 		return;
+	bool read = false; /* a grammar read the line */
 	load_window(sc);
 	size_t starts[KG_OOM_WINDOW_LINES], nlines = 0;
 	size_t first_len = build_window(sc, win, starts, &nlines);
@@ -1064,6 +1133,17 @@ static void scan_oom(scanner *sc, kg_buf *win)
 		size_t next = o.end > off ? o.end : off + 1;
 		kg_oom_free(&o);
 		off = next;
+		read = true;
+	}
+	kg_oom o;
+	const char *raw = raw_line(sc);
+	size_t rawn = raw ? sc->cur_end - sc->cur_off : 0;
+	if (rawn > (64u << 10))
+		rawn = 64u << 10; /* the prefix is at the start */
+	if (!read && !in_tb &&
+	    kg_oom_unrecognized(L->text.data, L->text.len, raw, rawn, sc->tb_end_line == L->lineno, &o)) {
+		new_incident(sc, L, &o, L->text.data);
+		kg_oom_free(&o);
 	}
 }
 
@@ -1177,7 +1257,7 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 	const char *fk = n && (cls & A_CTX) ? kg_ctx_followup(s, n) : NULL;
 	size_t before = sc->rep->nincidents;
 	if (cls & A_OOM)
-		scan_oom(sc, win);
+		scan_oom(sc, win, in_tb);
 	if (fk && sc->rep->nincidents == before)
 		handle_followup(sc, fk, L);
 }

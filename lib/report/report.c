@@ -85,6 +85,15 @@ char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 	} else {
 		kg_buf_puts(&b, head);
 	}
+	/* the line the tool does not know is the whole of what it read */
+	bool unrecognized = kg_vocab_index(&kg_families, inc->family) == KG_FAMILY_UNRECOGNIZED;
+	if (unrecognized && inc->message && *inc->message) {
+		size_t n = strlen(inc->message);
+		kg_buf_puts(&b, ": ");
+		kg_buf_append(&b, inc->message, n > 200 ? 200 : n);
+		if (n > 200)
+			kg_buf_puts(&b, "…");
+	}
 	if (inc->status)
 		kg_buf_printf(&b, " (%s)", inc->status);
 	bool said = kg_size_known(inc->mem.requested);
@@ -99,7 +108,7 @@ char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 			      (long long)inc->device_index);
 	if (flags & KG_HEADLINE_MEMORY) {
 		said |= memory_items(&b, &inc->mem, said ? "; " : ": ");
-		if (!said && inc->message && *inc->message) {
+		if (!said && !unrecognized && inc->message && *inc->message) {
 			size_t n = strlen(inc->message);
 			kg_buf_puts(&b, ": ");
 			kg_buf_append(&b, inc->message, n > 200 ? 200 : n);

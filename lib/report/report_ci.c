@@ -20,11 +20,13 @@ size_t kg_ci_items(const kg_report *r, kg_ci_item **out)
 		const kg_incident *inc = &r->incidents[i];
 		if (inc->nfindings == 0) {
 			bool warn = inc->kind && strcmp(inc->kind, "oom-warning") == 0;
+			bool unrecognized = inc->kind && strcmp(inc->kind, "oom-unrecognized") == 0;
 			v[k++] = (kg_ci_item){
 				.inc = inc,
 				.severity = kg_incident_severity(inc),
-				.rule = warn ? "oom-warning" : "oom",
-				.title = warn ? "Allocator warning (retried)" : "Out of memory",
+				.rule = warn ? "oom-warning" : unrecognized ? "oom-unrecognized" : "oom",
+				.title = warn ? "Allocator warning (retried)"
+					 : unrecognized ? "Out-of-memory message this tool does not know" : "Out of memory",
 				.message = kg_incident_headline(inc, KG_HEADLINE_MEMORY),
 			};
 			continue;

@@ -453,7 +453,9 @@ static double caption(kg_buf *b, double top, const kg_report *rep)
 		const kg_incident *inc = &rep->incidents[i];
 		char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
 		kg_buf l = {0};
-		kg_buf_printf(&l, "%s #%d at %s: %s", inc->kind && !strcmp(inc->kind, "oom-warning") ? "OOM warning" : "OOM",
+		kg_buf_printf(&l, "%s #%d at %s: %s",
+			      !inc->kind || !strcmp(inc->kind, "oom") || !strcmp(inc->kind, "oom-suspected") ? "OOM"
+			      : !strcmp(inc->kind, "oom-warning") ? "OOM warning" : "OOM (unknown message)",
 			      inc->id, where(inc, wb, sizeof wb), head);
 		free(head);
 		int n = text_wrapped(b, MARGIN, y, 16, "font-size=\"12\" font-weight=\"bold\"", l.data, CAPTION_CHARS);

@@ -52,6 +52,19 @@ OOM_MESSAGES = (
     # of shared memory), which the binary reads as host-oom incidents
     "std::bad_alloc",
     "is killed by signal: Bus error",
+    # the runtime's words in other spellings (issue 31): c10's driver API
+    # check, ROCm, vLLM's cuMem allocator, a blank before the colon,
+    # CTranslate2's CUDA_CHECK, TVM's CUDA_CALL (TVMError is a
+    # RuntimeError) and its compiled memory plan, OpenVINO's GPU plugin
+    "CUDA driver error: out of memory",
+    "HIP error: out of memory",
+    "CUDA Error: out of memory",
+    "CUDA error : out of memory",
+    "failed with error out of memory",
+    "CUDA: out of memory",
+    "storage allocation failure",
+    "[GPU] out of GPU resources",
+    "[GPU] Exceeded max size of memory",
 )
 
 

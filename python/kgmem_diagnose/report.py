@@ -76,7 +76,7 @@ class Hypothesis:
 @dataclass
 class Incident:
     id: int
-    kind: str                  # oom, oom-warning, oom-suspected
+    kind: str                  # oom, oom-warning, oom-suspected, oom-unrecognized
     family: Optional[str]
     framework: Optional[str]
     location: Location
