@@ -7,8 +7,9 @@
 #   bash-completion zsh fish   completion test (each shell's own engine)
 #   python3-torch              run --snapshot-on-oom, the torch hook (CPU torch)
 #   python3-ipython            the IPython extension, in a real IPython
-#   python3-mesonpy python3-build python3-venv
-#                              pip install . / the wheel (test_packaging.sh)
+#   python3-mesonpy python3-build python3-venv python3-wheel
+#                              pip install . / python/install.sh / the
+#                              wheel and its manylinux tag (test_packaging.sh)
 #   python3-yaml               action.yml parsed (test_action.sh)
 #   python3-jsonschema         SARIF against its schema
 #   cmark-gfm                  the Markdown report rendered
@@ -23,7 +24,7 @@ set -eu
 BUILD="build-essential meson ninja-build pkg-config libpcre2-dev libcjson-dev libyaml-dev
 zlib1g-dev scdoc"
 PKGS="bash-completion zsh fish python3-torch python3-ipython python3-mesonpy python3-build
-python3-venv python3-yaml python3-jsonschema cmark-gfm librsvg2-bin chromium slurm-wlm munge git"
+python3-venv python3-wheel python3-yaml python3-jsonschema cmark-gfm librsvg2-bin chromium slurm-wlm munge git"
 
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' $PKGS
