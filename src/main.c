@@ -1,6 +1,6 @@
 /* main.c — the command line only: options (getopt_long), subcommand
  * dispatch, colour and exit status. Everything else lives in the library
- * (see README.md's architecture map). */
+ * (see the architecture map, doc/architecture.md). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cjson/cJSON.h>
 #include <errno.h>
