@@ -179,7 +179,7 @@ _kgmem_diagnose()
 		[[ $cur == -* ]] && COMPREPLY=($(compgen -W "--config --known --tensor --divisions --dtype -n --help" -- "$cur"))
 		return ;;
 	snapshot)
-		opts="--format --svg --help" ;;
+		opts="--format --svg --width --help" ;;
 	run)
 		opts="--report --label --log --snapshot-on-oom --format --fail-on --config --help --"
 		if [[ $cur != -* ]]; then

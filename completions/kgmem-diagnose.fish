@@ -31,6 +31,7 @@ complete -c kgmem-diagnose -n $main -F
 complete -c kgmem-diagnose -n $main -s c -l config -r -F -d 'Training config (YAML)'
 complete -c kgmem-diagnose -n $main -s f -l format -x -a 'text json jsonl markdown github sarif' -d 'Output format'
 complete -c kgmem-diagnose -n "__fish_seen_subcommand_from snapshot" -s f -l format -x -a 'text json' -d 'Output format'
+complete -c kgmem-diagnose -n "__fish_seen_subcommand_from snapshot" -l width -x -d 'Wrap the text view at N columns (0: never)'
 complete -c kgmem-diagnose -n $main -s o -l output -r -F -d 'Write the report to FILE'
 complete -c kgmem-diagnose -n $main -l stdin-filename -r -F -d 'Name standard input in the report'
 complete -c kgmem-diagnose -n $main -l label -x -d 'Add KEY=VALUE to every jsonl line'
@@ -79,7 +80,7 @@ complete -c kgmem-diagnose -n $explain -l tensor -d "SIZE is the tensor's own si
 complete -c kgmem-diagnose -n $explain -l divisions -x -d 'roundup_power2_divisions'
 complete -c kgmem-diagnose -n $explain -l dtype -x -a $dtypes -d 'Preferred dtype'
 complete -c kgmem-diagnose -n $explain -s n -x -d 'How many candidates'
-# rules list|show ID|check [DIR]
+# rules list|show ID|check [DIR]|facts
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules; and not __fish_seen_subcommand_from list show check facts' \
     -a 'list show check facts'
 complete -c kgmem-diagnose -n '__fish_seen_subcommand_from rules' -s r -l rules -x -a '(__fish_complete_directories)' -d 'Extra or replacement rule files'

@@ -1,10 +1,14 @@
 # kgmem-diagnose run --snapshot-on-oom DIR: the Python side.
+# (_KGMEM_SITECUSTOMIZE: the marker by which one copy of this hook knows
+# another)
 #
 # `kgmem-diagnose run` puts this directory first on the child's PYTHONPATH
 # and DIR in KGMEM_SNAPSHOT_DIR. Python imports `sitecustomize` at start-up;
 # this one
-#   1. runs the sitecustomize it shadows (the next one on sys.path), so an
-#      existing site or distribution hook still runs;
+#   1. runs the sitecustomize it shadows (the next one on sys.path that is
+#      not a copy of this hook: two installs' hook directories, or one under
+#      two names, never load each other), so an existing site or
+#      distribution hook still runs;
 #   2. does nothing else until the program itself imports torch (it never
 #      imports torch or initialises CUDA on its own: start-up time, memory
 #      and fork-safety stay the program's);
@@ -29,6 +33,20 @@ import sys
 _DIR = os.environ.get("KGMEM_SNAPSHOT_DIR", "")
 _TAG = os.environ.get("KGMEM_SNAPSHOT_TAG", "run")
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_KGMEM_SITECUSTOMIZE = True
+
+
+def _is_hook_dir(p):
+    """True when sys.path entry `p` is this directory (under any name) or
+    holds another copy of this hook (its marker in the file's head)."""
+    try:
+        d = os.path.realpath(p or os.curdir)
+        if d == os.path.realpath(_HERE):
+            return True
+        with open(os.path.join(d, "sitecustomize.py"), "rb") as f:
+            return b"_KGMEM_SITECUSTOMIZE" in f.read(4096)
+    except (OSError, ValueError):
+        return False
 
 
 def _chain():
@@ -37,8 +55,7 @@ def _chain():
         import importlib.machinery
         import importlib.util
 
-        path = [p for p in sys.path
-                if os.path.abspath(p or os.curdir) != _HERE]
+        path = [p for p in sys.path if isinstance(p, str) and not _is_hook_dir(p)]
         spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
         if spec is None or spec.loader is None:
             return

@@ -18,6 +18,15 @@ enum {
 #include "model/incident.h"
 int kg_cli_parse_fail_on(const char *s, enum kg_severity *out);
 
+/* --width N: 0 (never wrap) or 20 to 10000 columns; -1 for anything else
+ * (main.c). */
+int kg_cli_parse_width(const char *s);
+
+/* The columns of the terminal on standard output, 0 when it is not one:
+ * its size, or COLUMNS (20 to 10000) when it reports none (main.c). The
+ * default of --width. */
+int kg_cli_terminal_width(void);
+
 /* Subcommands; argv[0] is the subcommand's name. Each returns an exit
  * status above. */
 /* `snapshot [--format text|json] FILE…`: 0, 2 on usage errors, 3 on

@@ -594,7 +594,8 @@ static const char explain_usage[] =
 "                              [--tensor] [--divisions SPEC] [--dtype T] [-n N]\n"
 "\n"
 "Finds products of known numbers that make SIZE, as a message printed it\n"
-"(\"19.99 GiB\", \"1.97GiB\", \"7406166528 bytes\"). By default SIZE is PyTorch's\n"
+"(\"19.99 GiB\", 19.99 GiB, \"1.97GiB\", \"7406166528 bytes\"; a unit that is not\n"
+"one of bytes is refused). By default SIZE is PyTorch's\n"
 "\"Tried to allocate\" value: the caching allocator's segment, so every request\n"
 "that rounds to it counts. --tensor takes SIZE as the tensor's own size\n"
 "(TensorFlow, JAX). Known numbers: the config's batch sizes, dimensions and\n"
@@ -652,10 +653,31 @@ int kg_cmd_explain(int argc, char **argv)
 	if (top < 1 || top > 50)
 		top = 5;
 	kg_size s;
-	if (optind >= argc || kg_size_parse_str(argv[optind], &s) < 0) {
+	if (optind >= argc) {
 		free(configs);
 		kg_knowns_free(&k);
 		return usage_error("explain", "needs a SIZE as printed, e.g. \"19.99 GiB\"%s", "");
+	}
+	/* SIZE is one word ("19.99GiB", "19.99 GiB" quoted) or two (19.99 GiB):
+	 * a second word is its unit, and a word that is no unit of bytes
+	 * ("12 pounds") is refused, never dropped */
+	char *size_arg = kg_strdup(argv[optind]);
+	if (optind + 1 < argc) {
+		char *two = kg_asprintf("%s %s", argv[optind], argv[optind + 1]);
+		free(size_arg);
+		size_arg = two;
+	}
+	if (optind + 2 < argc || kg_size_parse_str(size_arg, &s) < 0) {
+		free(configs);
+		kg_knowns_free(&k);
+		if (optind + 2 < argc)
+			rc = usage_error("explain", "takes one SIZE, got more: '%s'", argv[optind + 2]);
+		else
+			rc = usage_error("explain", "'%s' is not a size as printed: a number and a unit of bytes "
+					 "(B, KiB, MiB, GiB, TiB, PiB, KB, MB, GB, TB, PB, bytes), e.g. \"19.99 GiB\"",
+					 size_arg);
+		free(size_arg);
+		return rc;
 	}
 	bool have_defaults = false;
 	for (size_t i = 0; i < nconfigs; i++) {
@@ -702,7 +724,7 @@ int kg_cmd_explain(int argc, char **argv)
 		nr = kg_alloc_request_ranges(s, div ? &conf : NULL, r, 3);
 	}
 	char h[64], a[64], b[64];
-	printf("%s means %s to %s bytes", argv[optind], kg_bytes_grouped(s.lo, a, sizeof a),
+	printf("%s means %s to %s bytes", size_arg, kg_bytes_grouped(s.lo, a, sizeof a),
 	       kg_bytes_grouped(s.hi, b, sizeof b));
 	if (!tensor) {
 		printf(" (the allocator's segment); the request was");
@@ -727,5 +749,6 @@ int kg_cmd_explain(int argc, char **argv)
 out:
 	kg_knowns_free(&k);
 	free(configs);
+	free(size_arg);
 	return rc;
 }

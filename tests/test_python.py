@@ -31,7 +31,8 @@ REAL = os.path.join(LOGS, "real-mr-0010-rank1-linear.log")
 TMP = tempfile.mkdtemp(prefix="kg-test-python.")
 
 ENV = dict(os.environ)
-for k in ("KGMEM_DIAGNOSE_BIN", "KGMEM_EVIDENCE_DIR", "PYTHONPATH", "KGMEM_RULES_PATH"):
+for k in ("KGMEM_DIAGNOSE_BIN", "KGMEM_EVIDENCE_DIR", "PYTHONPATH", "KGMEM_RULES_PATH",
+          "XDG_STATE_HOME"):
     ENV.pop(k, None)
 if not installed:
     ENV["KGMEM_DIAGNOSE_BIN"] = EXE
@@ -69,7 +70,7 @@ check(os.path.realpath(kgmem_diagnose.binary()) == os.path.realpath(EXE),
 # --- diagnose() gives the CLI's cause and confidence on every bundled log
 inputs = sorted(f for f in os.listdir(LOGS)
                 if not f.endswith((".json", ".txt", ".args")) and not f.startswith("."))
-mismatch, helps, count = [], [], 0
+mismatch, helps, texts, count = [], [], [], 0
 for f in inputs:
     path = os.path.join(LOGS, f)
     extra = []
@@ -95,8 +96,24 @@ for f in inputs:
     if got != exp or rep.summary.incidents != want["summary"]["incidents"]:
         mismatch.append((f, got, exp))
     # the one action: the text report's help line names Incident.action
-    text = cli(extra + [path]).stdout.decode("utf-8", "replace")
+    text = cli(extra + ["--width", "0", path]).stdout.decode("utf-8", "replace")
     lines = text.splitlines()
+    # Report.text() is that report; str(incident) its verdict and help: lines
+    heads = [k for k, ln in enumerate(lines)
+             if re.match(r"^\S.*?: (?:error|warning|info)\[", ln)]
+    try:
+        rtext, rstr = rep.text(), str(rep)
+    except Exception as e:
+        rtext = rstr = repr(e)
+    if rtext != text or rstr != text:
+        texts.append((f, "Report.text()", rtext[:300], text[:300]))
+    elif len(heads) != len(rep.incidents):
+        texts.append((f, "verdict lines", len(heads), len(rep.incidents)))
+    else:
+        for k, inc in zip(heads, rep.incidents):
+            want2 = "\n".join(ln for ln in lines[k:k + 2] if ln == lines[k] or ln.startswith(" "))
+            if str(inc) != want2 or not str(inc).startswith("%s:%s: " % (path, inc.location.line)):
+                texts.append((f, inc.location.line, str(inc), want2))
     for inc in rep.incidents:
         head = [k for k, ln in enumerate(lines) if ln.startswith("%s:%s: " % (path, inc.location.line))]
         nxt = lines[head[0] + 1] if head and head[0] + 1 < len(lines) else ""
@@ -109,6 +126,8 @@ check(not mismatch and count >= 20,
       "\n".join(map(repr, mismatch)))
 check(not helps, "Incident.action is the text report's help: line on every incident (None where it has none)",
       "\n".join(map(repr, helps)))
+check(not texts, "Report.text() and str(report) are the CLI's text report, str(incident) its "
+      "verdict and help: lines, on every testdata/logs input", "\n".join(map(repr, texts)))
 
 # --- log as text, bytes and file objects; config; patch
 a = kgmem_diagnose.diagnose(REAL)
@@ -159,6 +178,148 @@ try:
     check(False, "an unknown option raises DiagnoseError")
 except kgmem_diagnose.DiagnoseError as e:
     check(e.returncode == 2, "an unknown option raises DiagnoseError (exit 2)", (e.returncode, e.message))
+
+# --- what diagnose() takes (issue 33): str(e) of a real message, the
+# exception itself, "-" as a file name, non-UTF-8 text, a mistyped path
+msgs, wrong, nmsg = [], [], 0
+for case in sorted(os.listdir(os.path.join(ROOT, "tests", "oom"))):
+    if not case.endswith(".test"):
+        continue
+    for ln in open(os.path.join(ROOT, "tests", "oom", case), encoding="utf-8"):
+        m = re.match(r"^(?:\[rank\d+\]: )?((?:RuntimeError|torch\.(?:cuda\.)?OutOfMemoryError)): (.*)",
+                     ln.rstrip("\n"))
+        if m and m.group(2) not in msgs:
+            msgs.append(m.group(2))
+bare = []  # messages with no OOM wording of their own (std::bad_alloc)
+for msg in msgs:
+    r = cli(["--format", "jsonl", "-"], input=("RuntimeError: %s\n" % msg).encode())
+    want = [(d["kind"], d["cause"], (d.get("memory") or {}).get("requested_bytes"))
+            for d in map(json.loads, r.stdout.decode().splitlines())]
+    if not want:
+        continue
+    nmsg += 1
+    try:
+        got = [(i.kind, i.cause, i.requested_bytes) for i in kgmem_diagnose.diagnose(msg).incidents]
+    except kgmem_diagnose.DiagnoseError as e:
+        got = repr(e)
+        if not cli(["--format", "jsonl", "-"], input=(msg + "\n").encode()).stdout \
+                and "holds no out-of-memory message" in e.message:
+            bare.append(msg)
+            got = want
+    try:
+        raise RuntimeError(msg)
+    except RuntimeError as e:
+        try:
+            got_exc = [(i.kind, i.cause, i.requested_bytes) for i in kgmem_diagnose.diagnose(e).incidents]
+        except Exception as e2:
+            got_exc = repr(e2)
+    if got != want or got_exc != want:
+        wrong.append((msg[:80], got, got_exc, want))
+check(nmsg > 20 and not wrong and len(bare) <= 1,
+      "diagnose(str(e)) and diagnose(e) on all %d real OOM messages of tests/oom/*.test: the "
+      "CLI's incidents for that exception line (str(e) of %s: a DiagnoseError saying it holds "
+      "no OOM message)" % (nmsg, bare), "\n".join(map(repr, wrong)))
+MSG_REAL = open(REAL, encoding="utf-8").read().splitlines()[2].split("OutOfMemoryError: ", 1)[1]
+try:
+    one = kgmem_diagnose.diagnose(MSG_REAL)
+except Exception as e:
+    one = e
+check(not isinstance(one, Exception) and [(i.cause, i.confidence, i.budget) for i in one.incidents]
+      == [(i.cause, i.confidence, i.budget) for i in b.incidents]
+      and one.inputs[0].path == "<stdin>",
+      "diagnose(message) of a real log's one-line message: that log's cause, confidence and budget",
+      repr(one))
+for typo in ("crash.lgo", os.path.join(TMP, "logs", "train.log")):
+    try:
+        kgmem_diagnose.diagnose(typo)
+        check(False, "a mistyped path %s raises DiagnoseError" % typo)
+    except kgmem_diagnose.DiagnoseError as e:
+        check(e.returncode == 3 and typo in e.message and "No such file" in e.message,
+              "a mistyped path (%s) is a missing file (DiagnoseError, exit 3), not an empty report"
+              % os.path.basename(typo), e.message)
+dash = os.path.join(TMP, "dash")
+os.makedirs(dash)
+here = os.getcwd()
+os.chdir(dash)
+try:
+    try:
+        got = kgmem_diagnose.diagnose("-")
+    except kgmem_diagnose.DiagnoseError as e:
+        got = (e.returncode, e.message)
+    check(got[0] == 3 and "./-" in got[1] if isinstance(got, tuple) else False,
+          "diagnose(\"-\") with no file named - is a missing file (not standard input)", got)
+    with open("-", "w") as f:
+        f.write(open(REAL, encoding="utf-8").read())
+    d = kgmem_diagnose.diagnose("-")
+    check([i.cause for i in d.incidents] == [i.cause for i in a.incidents] and d.inputs[0].path == "./-",
+          "diagnose(\"-\") reads the file named - (./-)", (d.inputs, d.incidents))
+finally:
+    os.chdir(here)
+latin1 = os.path.join(TMP, "latin1.log")
+with open(latin1, "wb") as f:
+    f.write(b"caf\xe9 step 1\n" + open(os.path.join(LOGS, "seed-001-rotate-eval.log"), "rb").read())
+r = subprocess.run([sys.executable, "-c", "import sys, kgmem_diagnose as k; "
+                    "r = k.diagnose(sys.stdin); print(len(r.incidents), r.incidents[0].cause)"],
+                   stdin=open(latin1, "rb"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+want = cli(["--format", "jsonl", latin1]).stdout.decode().splitlines()
+check(r.returncode == 0 and r.stdout.decode().split() == [str(len(want)), json.loads(want[0])["cause"]],
+      "diagnose(sys.stdin) with a non-UTF-8 byte (surrogate-escaped) gives the CLI's incidents",
+      (r.stdout, r.stderr[-500:]))
+old_bin = os.environ.get("KGMEM_DIAGNOSE_BIN")
+os.environ["KGMEM_DIAGNOSE_BIN"] = TMP
+try:
+    kgmem_diagnose.diagnose(REAL)
+    got = "no error"
+except Exception as e:
+    got = e
+finally:
+    if old_bin is None:
+        os.environ.pop("KGMEM_DIAGNOSE_BIN")
+    else:
+        os.environ["KGMEM_DIAGNOSE_BIN"] = old_bin
+check(isinstance(got, getattr(kgmem_diagnose, "BinaryNotFound", ())) and "directory" in str(got),
+      "KGMEM_DIAGNOSE_BIN set to a directory: BinaryNotFound saying so", repr(got))
+r = subprocess.run([sys.executable, "-m", "kgmem_diagnose", REAL], stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, env=dict(ENV, KGMEM_DIAGNOSE_BIN=TMP))
+check(r.returncode == 127 and r.stderr.count(b"\n") == 1 and b"is a directory" in r.stderr,
+      "python -m kgmem_diagnose with KGMEM_DIAGNOSE_BIN a directory: one line, exit 127", r.stderr)
+
+# --- the API reads well: __version__, py.typed, help() of every public name
+import inspect  # noqa: E402
+import pydoc  # noqa: E402
+import importlib  # noqa: E402
+ver = cli(["--version"]).stdout.decode().split("\n")[0].split()[-1]
+check(getattr(kgmem_diagnose, "__version__", None) == ver, "kgmem_diagnose.__version__ is the binary's version",
+      (getattr(kgmem_diagnose, "__version__", None), ver))
+check(os.path.isfile(os.path.join(os.path.dirname(kgmem_diagnose.__file__), "py.typed")),
+      "the package carries py.typed (PEP 561)")
+undoc, unitless = [], []
+for modname in ("kgmem_diagnose", "kgmem_diagnose.report", "kgmem_diagnose.torch",
+                "kgmem_diagnose.ipython", "kgmem_diagnose.lightning", "kgmem_diagnose.hf",
+                "kgmem_diagnose._binary"):
+    mod = importlib.import_module(modname)
+    if not (mod.__doc__ or "").strip():
+        undoc.append(modname)
+    for name, obj in vars(mod).items():
+        if name.startswith("_") or not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue
+        if getattr(obj, "__module__", "").split(".")[0] != "kgmem_diagnose":
+            continue
+        doc = obj.__dict__.get("__doc__") if inspect.isclass(obj) else obj.__doc__
+        if not doc or not doc.strip() or doc.startswith(name + "("):  # a dataclass's own signature
+            undoc.append("%s.%s" % (modname, name))
+            continue
+        pydoc.render_doc(obj)
+        fields = getattr(obj, "__dataclass_fields__", {})
+        sized = [f for f in fields if f in ("capacity", "free", "allocated", "bytes", "memory", "budget")]
+        if sized and "bytes" not in doc:
+            unitless.append("%s.%s (%s)" % (modname, name, ", ".join(sized)))
+check(not undoc, "help(): every public module, class and function has its own docstring", undoc)
+check(not unitless, "every public class with sizes says their unit (bytes) in its docstring", unitless)
+h = a.incidents[0].differential[0]
+check(getattr(h, "p", None) is not None and 0 < h.p <= 1 and h.score == h.p,
+      "Hypothesis.p is the differential's probability (JSON \"p\")", h)
+
 
 # --- python -m kgmem_diagnose is the CLI
 for args in (["-q", REAL], ["--fail-on", "error", "--format", "github", REAL], ["--version"]):
@@ -232,12 +393,128 @@ MPS_MSG = next(ln.split("RuntimeError: ", 1)[1].rstrip("\n")
                if ln.startswith("RuntimeError: MPS backend out of memory"))
 
 
-def pyrun(py, code, cwd):
+def pyrun(py, code, cwd, env=None, state=True):
+    """Runs `code` as cwd/prog.py in `env` (default ENV); with `state`,
+    evidence goes to cwd/state/kgmem-diagnose (XDG_STATE_HOME=cwd/state)."""
     p = os.path.join(cwd, "prog.py")
     with open(p, "w") as f:
         f.write(code)
+    env = dict(env or ENV)
+    if state:
+        env["XDG_STATE_HOME"] = os.path.join(cwd, "state")
     return subprocess.run([py, p], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                          env=ENV, timeout=300)
+                          env=env, timeout=300)
+
+
+def evidence(wd):
+    """The evidence files of a pyrun() in wd: (names in the state dir,
+    kgmem files left in wd itself)."""
+    sd = os.path.join(wd, "state", "kgmem-diagnose")
+    return (sorted(os.listdir(sd)) if os.path.isdir(sd) else [],
+            [f for f in os.listdir(wd) if f.startswith("kgmem")])
+
+
+# --- the hook's robustness (issue 34), with a RuntimeError carrying the real
+# message (is_oom reads it; no torch needed): OOMs in threads (N10), an
+# exception whose str() fails (N11), files never opened through planted
+# links (N9), two hook directories on sys.path (N6)
+MSG1 = open(REAL, encoding="utf-8").read().splitlines()[2].split("OutOfMemoryError: ", 1)[1]
+VERDICT1 = re.search(r"\b(?:error|warning)\[[^]]+\]", cli(["-q", REAL]).stdout.decode()).group(0)
+hd = "import os, sys, threading\nimport kgmem_diagnose.torch as kgt\nMSG = %r\n" % MSG1
+wd = tempfile.mkdtemp(dir=TMP)
+r = pyrun(sys.executable, hd + r"""
+kgt.install(directory="ev")
+t = threading.Thread(target=lambda: (_ for _ in ()).throw(RuntimeError(MSG)), name="worker")
+t.start()
+t.join()
+print("main goes on")
+""", wd)
+err = r.stderr.decode()
+evs = os.listdir(os.path.join(wd, "ev")) if os.path.isdir(os.path.join(wd, "ev")) else []
+check(r.returncode == 0 and r.stdout == b"main goes on\n" and "Exception in thread worker" in err
+      and err.find("Exception in thread") < err.find(VERDICT1) and len(evs) == 1,
+      "install(): an OOM raised in a thread (threading.excepthook) prints its traceback, then the "
+      "verdict, and writes the evidence", (r.stdout, err[-1500:]))
+wd = tempfile.mkdtemp(dir=TMP)
+r = pyrun(sys.executable, hd + r"""
+class Weird(RuntimeError):
+    def __str__(self):
+        raise ValueError("str() fails")
+try:
+    with kgt.catch():
+        raise Weird()
+except Exception as e:
+    print("caller sees", type(e).__name__)
+kgt.install()
+raise Weird()
+""", wd)
+err = r.stderr.decode()
+check(r.stdout == b"caller sees Weird\n" and r.returncode == 1 and "Error in sys.excepthook" not in err
+      and "Weird" in err and evidence(wd) == ([], []),
+      "catch() and install() keep an exception whose str() fails as it is (no report, no "
+      "'Error in sys.excepthook')", (r.stdout, err[-1500:]))
+wd = tempfile.mkdtemp(dir=TMP)
+r = pyrun(sys.executable, hd + r"""
+from kgmem_diagnose import _oomhook
+os.mkdir("ev")
+open("victim.txt", "w").write("precious\n")
+for n in range(1, 4):  # the names the next evidence files would take
+    os.symlink(os.path.abspath("victim.txt"), "ev/kgmem-oom-%d-%d.log" % (os.getpid(), n))
+open("ev/kgmem-oom-%d-4.log" % os.getpid(), "w").write("someone else's file\n")
+try:
+    with kgt.catch(directory="ev"):
+        raise RuntimeError(MSG)
+except RuntimeError:
+    pass
+os.symlink(os.path.abspath("victim.txt"), "ev/snap.pickle.tmp")
+_oomhook.write_pickle({"segments": []}, "ev/snap.pickle")
+d = _oomhook.SnapshotDumper("ev", "host-1")
+os.symlink(os.path.abspath("victim.txt"), "ev/kgmem-oom-host-1-%d-1.pickle.tmp" % os.getpid())
+print(sorted(os.listdir("ev")))
+""", wd)
+victim = open(os.path.join(wd, "victim.txt"), "rb").read().decode("utf-8", "replace")
+pid_files = r.stdout.decode()
+import pickle  # noqa: E402
+snap_ok = False
+try:
+    snap_ok = pickle.load(open(os.path.join(wd, "ev", "snap.pickle"), "rb")) == {"segments": []}
+except Exception:
+    pass
+ev5 = [f for f in os.listdir(os.path.join(wd, "ev")) if f.endswith("-5.log")] if os.path.isdir(
+    os.path.join(wd, "ev")) else []
+ev4 = [f for f in os.listdir(os.path.join(wd, "ev")) if f.endswith("-4.log")] if os.path.isdir(
+    os.path.join(wd, "ev")) else []
+check(victim == "precious\n" and snap_ok and len(ev5) == 1 and VERDICT1 in r.stderr.decode()
+      and open(os.path.join(wd, "ev", ev5[0])).read().count(MSG1) >= 1
+      and len(ev4) == 1 and "someone else's file" in open(os.path.join(wd, "ev", ev4[0])).read(),
+      "evidence .log and snapshot .pickle.tmp files are never opened through symlinks or files "
+      "planted at their names (O_EXCL|O_NOFOLLOW, mkstemp): the victim file is unchanged",
+      (victim, snap_ok, pid_files, r.stderr[-800:]))
+# N6: hooks/ twice on sys.path (under two names, and a second install's
+# copy), ahead of a sitecustomize of the user's own
+wd = tempfile.mkdtemp(dir=TMP)
+os.symlink(os.path.join(ROOT, "hooks"), os.path.join(wd, "hooks-link"))
+os.makedirs(os.path.join(wd, "other-install"))
+for f in ("sitecustomize.py",):
+    with open(os.path.join(ROOT, "hooks", f), "rb") as src, \
+            open(os.path.join(wd, "other-install", f), "wb") as dst:
+        dst.write(src.read())
+os.makedirs(os.path.join(wd, "user"))
+open(os.path.join(wd, "user", "sitecustomize.py"), "w").write("print('user sitecustomize')\n")
+hooks_env = dict(ENV, KGMEM_SNAPSHOT_DIR=os.path.join(wd, "snaps"),
+                 PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "hooks"), os.path.join(wd, "hooks-link"),
+                                             os.path.join(wd, "other-install"), os.path.join(wd, "user")]
+                                            + ([ENV["PYTHONPATH"]] if ENV.get("PYTHONPATH") else [])))
+r = subprocess.run([sys.executable, "-c", "import sys; print(len(sys.meta_path))"],
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=wd, env=hooks_env)
+plain = subprocess.run([sys.executable, "-c", "import sys; print(len(sys.meta_path))"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=wd, env=ENV)
+n_plain = int(plain.stdout.split()[-1])
+check(r.returncode == 0 and r.stderr == b"" and r.stdout.decode().split() == ["user", "sitecustomize",
+                                                                            str(n_plain + 1)],
+      "sitecustomize: hooks/ on sys.path three times (itself, a symlink, another install's copy) "
+      "loads once, no RecursionError; the user's own sitecustomize still runs once",
+      (r.stdout, r.stderr[-600:], n_plain))
 
 
 TPY = interpreter("torch")
@@ -258,31 +535,44 @@ except torch.cuda.OutOfMemoryError as e:
     print("re-raised:", type(e).__name__, str(e) == MSG)
 ''', wd)
     err = r.stderr.decode()
-    ev = sorted(f for f in os.listdir(wd) if f.startswith("kgmem-oom-"))
-    evtext = open(os.path.join(wd, ev[0])).read() if ev else ""
+    ev, in_wd = evidence(wd)
+    evd = os.path.join(wd, "state", "kgmem-diagnose")
+    evtext = open(os.path.join(evd, ev[0])).read() if ev else ""
     check(r.stdout == b"re-raised: OutOfMemoryError True\n" and VERDICT in err
           and re.search(r"[(, ]step 41\)", err) and "\n  help: " in err,
           "catch() as a decorator: a real torch.cuda.OutOfMemoryError prints the verdict "
           "(the CLI's cause and confidence, the step) and the action, and is re-raised",
           (r.stdout, err))
     check(len(ev) == 1 and ev[0].endswith(".log") and MSG in evtext and "step 41" in evtext
-          and "Traceback (most recent call last)" in evtext and os.path.join(wd, ev[0]) in err,
-          "catch(): the evidence file (message, traceback, step) is written and named", (ev, err))
-
-    if not installed:  # without a binary the evidence is still written and named
-        wd = tempfile.mkdtemp(dir=TMP)
-        e = dict(ENV, KGMEM_DIAGNOSE_BIN=os.path.join(TMP, "none"))
-        p = os.path.join(wd, "prog.py")
-        open(p, "w").write(head + r'''
+          and "Traceback (most recent call last)" in evtext and os.path.join(evd, ev[0]) in err
+          and not in_wd and os.stat(os.path.join(evd, ev[0])).st_mode & 0o777 == 0o600
+          and os.stat(evd).st_mode & 0o777 == 0o700,
+          "catch(): the evidence file (message, traceback, step; mode 0600) is written to "
+          "$XDG_STATE_HOME/kgmem-diagnose (0700), named, and nothing to the working directory",
+          (ev, in_wd, err))
+    catch_one = head + r'''
 try:
     with kgt.catch():
         raise torch.cuda.OutOfMemoryError(MSG)
 except torch.cuda.OutOfMemoryError:
     print("re-raised")
-''')
-        r = subprocess.run([TPY, p], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=wd, env=e)
+'''
+    wd = tempfile.mkdtemp(dir=TMP)
+    home = os.path.join(wd, "home")
+    r = pyrun(TPY, catch_one, wd, env=dict(ENV, HOME=home), state=False)  # ~/.local/state
+    sd = os.path.join(home, ".local", "state", "kgmem-diagnose")
+    got = sorted(os.listdir(sd)) if os.path.isdir(sd) else []
+    check(r.stdout == b"re-raised\n" and len(got) == 1 and os.path.join(sd, got[0]) in r.stderr.decode()
+          and not [f for f in os.listdir(wd) if f.startswith("kgmem")],
+          "without XDG_STATE_HOME the evidence goes to ~/.local/state/kgmem-diagnose, named in the "
+          "report", (got, r.stderr[-600:]))
+
+    if not installed:  # without a binary the evidence is still written and named
+        wd = tempfile.mkdtemp(dir=TMP)
+        e = dict(ENV, KGMEM_DIAGNOSE_BIN=os.path.join(TMP, "none"), KGMEM_EVIDENCE_DIR=os.path.join(wd, "ev"))
+        r = pyrun(TPY, catch_one, wd, env=e, state=False)
         err = r.stderr.decode()
-        ev = [f for f in os.listdir(wd) if f.startswith("kgmem-oom-")]
+        ev = os.listdir(e["KGMEM_EVIDENCE_DIR"]) if os.path.isdir(e["KGMEM_EVIDENCE_DIR"]) else []
         check(r.stdout == b"re-raised\n" and "no verdict" in err and len(ev) == 1 and ev[0] in err,
               "catch() without a binary: no verdict, but the evidence file is written and named; "
               "re-raised", (r.stdout, err))
@@ -314,7 +604,7 @@ with kgt.catch():
 raise ValueError("not memory")
 ''', wd)
     check(r.returncode == 1 and b"kgmem-diagnose" not in r.stderr and b"ValueError" in r.stderr
-          and not [f for f in os.listdir(wd) if f.startswith("kgmem")],
+          and evidence(wd) == ([], []),
           "other errors pass untouched: no report, no file", r.stderr)
 
     wd = tempfile.mkdtemp(dir=TMP)
@@ -375,7 +665,14 @@ if IPY is None:
     skip("IPython extension", "no Python here imports IPython and torch")
 else:
     cells = "\n".join([
+        # a custom exception handler of the user's own, set before
+        "def my_handler(self, etype, value, tb, tb_offset=None):",
+        "    print('MY HANDLER', etype.__name__)",
+        "",
+        "get_ipython().set_custom_exc((ValueError,), my_handler)",
+        "raise ValueError('mine, before')",
         "%load_ext kgmem_diagnose",
+        "raise ValueError('mine, loaded')",
         "import sys, weakref, torch",
         "MSG = %r" % MSG,
         "REF = []",
@@ -391,6 +688,7 @@ else:
         "raise RuntimeError('CUDA error: device-side assert triggered')",
         "%unload_ext kgmem_diagnose",
         "raise torch.cuda.OutOfMemoryError(MSG)",
+        "raise ValueError('mine, unloaded')",
         "print('done')",
         ""])
     wd = tempfile.mkdtemp(dir=TMP)
@@ -409,6 +707,14 @@ else:
     check("alive after OOM: True" in out and "alive after release: False" in out,
           "IPython: the failed cell's tensor stays alive after the OOM; %kgmem_release frees it",
           out[-1500:])
+    rel = re.search(r"^kgmem_release: cleared (.*)$", out, re.M)
+    check(rel is not None and "sys.last_traceback" in rel.group(1) and "gc.collect() freed" in rel.group(1)
+          and ("CUDA is not initialised" in rel.group(1) or "reserved" in rel.group(1)),
+          "IPython: %kgmem_release says what it released (the references, the objects collected, "
+          "the device memory)", rel.group(0) if rel else out[-1500:])
+    check(out.count("MY HANDLER ValueError") == 3 and "Custom TB Handler failed" not in out,
+          "IPython: a custom exception handler set before %load_ext keeps handling its exceptions "
+          "while the extension is loaded, and after %unload_ext", out[-2500:])
     check(out.count(VERDICT) == 1 and "device-side assert" in out and "done" in out,
           "IPython: another error prints as usual; after %unload_ext an OOM is not diagnosed",
           out[-1500:])

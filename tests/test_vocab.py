@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""test_vocab.py SOURCE_ROOT — each vocabulary word is defined once (and the
-README lists the families and phases).
+"""test_vocab.py SOURCE_ROOT — each vocabulary word is defined once (and
+doc/reference.md, the reference README.md links, lists the families and
+phases).
 
 The closed vocabularies of kgmem-diagnose/1 (message families, frameworks,
 device types, severities, cause categories, phases) are X-macro lists in
@@ -65,12 +66,13 @@ for d in defs:
     for w in words:
         vocab.setdefault(w, []).append(name)
 
-# the README's JSON section lists every family and phase
-readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+# the reference's JSON section (doc/reference.md, linked from README.md)
+# lists every family and phase
+readme = open(os.path.join(root, "doc", "reference.md"), encoding="utf-8").read()
 for name in ("family", "phase"):
     d = os.path.join(root, "include", "model", "vocab", name + ".def")
     for w in re.findall(r'^KG_[A-Z]+\([A-Z0-9_]+, "([^"]+)"', strip_comments(open(d).read()), re.M):
-        check("`%s`" % w in readme, "README.md lists %s %s" % (name, w))
+        check("`%s`" % w in readme, "doc/reference.md lists %s %s" % (name, w))
 
 sources = sorted(glob.glob(os.path.join(root, "lib", "*", "*.c")) + glob.glob(os.path.join(root, "src", "*.[ch]")) +
                  glob.glob(os.path.join(root, "include", "*", "*.h")))

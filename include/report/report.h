@@ -63,6 +63,14 @@ typedef struct kg_text_style {
  * summary counts incidents by severity and by cause. */
 void kg_report_text(const kg_report *r, FILE *out, const kg_text_style *style);
 
+/* Prints TEXT (one logical line, no newline in it) and a newline, wrapped
+ * as the text report wraps (kg_text_style.width): broken at spaces so no
+ * piece is wider than WIDTH columns, continuing under the line's own
+ * indent plus four; a word wider than that is broken by characters.
+ * Columns count UTF-8 characters and skip ANSI colour sequences. WIDTH 0:
+ * never wrapped. (The `snapshot` view's --width.) */
+void kg_text_wrap(FILE *out, const char *text, int width);
+
 /* JSON report (schema kgmem-diagnose/1), pretty-printed, newline-terminated. */
 /* The same document on one line (no newline inside), newline-terminated:
  * one JSON Lines record (`run --report FILE --label …`). */

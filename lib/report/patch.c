@@ -266,6 +266,34 @@ fail:
 
 /* ---- unified diff ---- */
 
+/* The name a diff header gives PATH after its a/ or b/, such that `patch
+ * -p1` in the current directory finds the file: a relative path as given
+ * (less a leading ./); an absolute one, or one through .., as its real
+ * path relative to the current directory when it is under it, else its
+ * real path without the leading / (`patch -p1 -d /`). Never "a//tmp/x". */
+static char *diff_name(const char *path)
+{
+	bool dotdot = !strncmp(path, "../", 3) || strstr(path, "/../") != NULL;
+	if (path[0] != '/' && !dotdot) {
+		while (!strncmp(path, "./", 2))
+			path += 2;
+		return kg_strdup(path);
+	}
+	char *real = realpath(path, NULL);
+	const char *abs = real ? real : path;
+	char *cwd = getcwd(NULL, 0);
+	size_t cl = cwd ? strlen(cwd) : 0;
+	const char *rel;
+	if (cwd && cl > 1 && !strncmp(abs, cwd, cl) && abs[cl] == '/')
+		rel = abs + cl + 1;
+	else
+		rel = abs + strspn(abs, "/");
+	char *out = kg_strdup(rel);
+	free(real);
+	free(cwd);
+	return out;
+}
+
 typedef struct lines {
 	const char *text;
 	size_t len;
@@ -353,8 +381,11 @@ char *kg_patch_diff(const kg_patch *p)
 		ch[nch++] = (change){oa, ob, na, nb};
 	}
 	kg_buf b = {0};
-	if (nch)
-		kg_buf_printf(&b, "--- a/%s\n+++ b/%s\n", p->path, p->path);
+	if (nch) {
+		char *name = diff_name(p->path);
+		kg_buf_printf(&b, "--- a/%s\n+++ b/%s\n", name, name);
+		free(name);
+	}
 	const size_t C = 3;
 	for (size_t i = 0; i < nch;) {
 		size_t j = i;

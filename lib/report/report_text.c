@@ -50,10 +50,8 @@ static const char *sz(kg_size s, char *buf, size_t n)
 	return kg_size_format(s.bytes, buf, n);
 }
 
-/* Prints one logical line (no newline in text). With o->width, breaks it
- * at spaces so no piece is wider than the terminal, continuing under the
- * line's own indent plus four columns; columns count UTF-8 characters and
- * skip ANSI colour sequences. */
+/* Prints one logical line (no newline in text), wrapped at o->width
+ * (kg_text_wrap, include/report/report.h). */
 static void emit_line(const out *o, const char *text);
 static void emit(const out *o, const char *text)
 {
@@ -66,14 +64,14 @@ static void emit(const out *o, const char *text)
 	free(a);
 }
 
-static void emit_line(const out *o, const char *text)
+void kg_text_wrap(FILE *f, const char *text, int width)
 {
-	if (o->width <= 0) {
-		fprintf(o->f, "%s\n", text);
+	if (width <= 0) {
+		fprintf(f, "%s\n", text);
 		return;
 	}
 	size_t indent = strspn(text, " ") + 4;
-	if ((int)indent > o->width / 2)
+	if ((int)indent > width / 2)
 		indent = 4;
 	const char *p = text;
 	int colw = 0;
@@ -98,12 +96,12 @@ static void emit_line(const out *o, const char *text)
 			e++;
 		}
 		int sp = (int)(w - p);
-		if (!first && colw > (int)indent && colw + sp + ww > o->width) {
-			fprintf(o->f, "\n%*s", (int)indent, "");
+		if (!first && colw > (int)indent && colw + sp + ww > width) {
+			fprintf(f, "\n%*s", (int)indent, "");
 			colw = (int)indent;
 			sp = 0;
 		}
-		fprintf(o->f, "%.*s", sp, p);
+		fprintf(f, "%.*s", sp, p);
 		colw += sp;
 		/* the word; one wider than what is left of the line (a long
 		 * path) is broken at the width, by characters */
@@ -114,25 +112,30 @@ static void emit_line(const out *o, const char *text)
 					m++;
 				if (m < e)
 					m++;
-				fprintf(o->f, "%.*s", (int)(m - c), c);
+				fprintf(f, "%.*s", (int)(m - c), c);
 				c = m;
 				continue;
 			}
 			const char *n = c + 1;
 			while (n < e && ((unsigned char)*n & 0xC0) == 0x80)
 				n++;
-			if (colw >= o->width) {
-				fprintf(o->f, "\n%*s", (int)indent, "");
+			if (colw >= width) {
+				fprintf(f, "\n%*s", (int)indent, "");
 				colw = (int)indent;
 			}
-			fprintf(o->f, "%.*s", (int)(n - c), c);
+			fprintf(f, "%.*s", (int)(n - c), c);
 			colw++;
 			c = n;
 		}
 		first = false;
 		p = e;
 	}
-	fputc('\n', o->f);
+	fputc('\n', f);
+}
+
+static void emit_line(const out *o, const char *text)
+{
+	kg_text_wrap(o->f, text, o->width);
 }
 
 static void emitf(const out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -153,7 +153,18 @@ static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, k
 			kg_report_note(rep, "%s: read as a YAML config (its first lines are all keys), "
 				       "not searched as a log", src.name);
 		kg_source_close(&src);
-		return add_config(R, path, err);
+		if (!in_dir)
+			return add_config(R, path, err);
+		/* in a directory a config that cannot be read is skipped with a
+		 * note, as a file that is not a log is: the others still count */
+		kg_error e = {0};
+		if (add_config(R, path, &e) < 0) {
+			if (e.line > 0)
+				kg_report_note(rep, "%s:%ld: skipped: %s", path, e.line, e.msg);
+			else
+				kg_report_note(rep, "%s: skipped: %s", path, e.msg);
+		}
+		return 0;
 	}
 	case KG_KIND_EMPTY:
 		/* nothing to diagnose is not an error (issue 13) */

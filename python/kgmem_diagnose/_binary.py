@@ -35,7 +35,10 @@ def find():
     """The binary's path. Raises BinaryNotFound."""
     env = os.environ.get("KGMEM_DIAGNOSE_BIN")
     if env:
-        if os.access(env, os.X_OK):
+        if os.path.isdir(env):
+            raise BinaryNotFound("KGMEM_DIAGNOSE_BIN=%s is a directory, not the kgmem-diagnose "
+                                 "binary (e.g. %s)" % (env, os.path.join(env, NAME)))
+        if os.path.isfile(env) and os.access(env, os.X_OK):
             return env
         raise BinaryNotFound("KGMEM_DIAGNOSE_BIN=%s is not an executable file" % env)
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -47,7 +50,7 @@ def find():
             exe = os.path.join(sysconfig.get_path("scripts", scheme), NAME)
         except Exception:
             continue
-        if os.access(exe, os.X_OK):
+        if os.path.isfile(exe) and os.access(exe, os.X_OK):
             return exe
     exe = shutil.which(NAME)
     if exe:

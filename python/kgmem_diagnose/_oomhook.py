@@ -84,8 +84,11 @@ def is_oom(exc, torch=None):
     if types and isinstance(exc, tuple(types)):
         return True
     if isinstance(exc, RuntimeError):
-        text = str(exc)
-        return any(m in text for m in OOM_MESSAGES)
+        try:
+            text = str(exc)
+        except Exception:  # an exception whose str() fails is not ours to judge
+            return False
+        return isinstance(text, str) and any(m in text for m in OOM_MESSAGES)
     return False
 
 
@@ -134,12 +137,24 @@ def has_history(snap):
 
 
 def write_pickle(obj, path):
-    """Writes `obj` pickled to `path` atomically (a .tmp file renamed)."""
+    """Writes `obj` pickled to `path` atomically: into a new temporary file
+    beside it (tempfile.mkstemp: a random name, O_EXCL, mode 0600, so no
+    file or symlink already there is ever opened), then renamed over
+    `path` (a rename replaces a link at `path`, never follows it)."""
     import pickle
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        pickle.dump(obj, f)
-    os.replace(tmp, path)
+    import tempfile
+    d, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=name + ".", suffix=".tmp", dir=d or os.curdir)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(obj, f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 class SnapshotDumper:

@@ -6,32 +6,51 @@ state is None (never 0). Each object keeps the JSON it was read from in
 `raw`, so keys added to the schema later stay reachable. Nothing here
 computes a diagnosis: these classes only read what the binary wrote.
 """
+import re
+import subprocess
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 SCHEMA = "kgmem-diagnose/1"
 
+# A verdict line of the text report: "PATH:LINE: error[CAUSE, CONFIDENCE]: ..."
+_HEADLINE = re.compile(r"^\S.*?: (?:error|warning|info)\[")
+
 
 @dataclass
 class Location:
+    """Where an incident's OOM message is: `path` (the input as named on
+    the command line, "<stdin>" for standard input) and `line` (1-based),
+    either None where unknown."""
     path: Optional[str]
     line: Optional[int]
 
 
 @dataclass
 class Device:
-    type: Optional[str]   # cuda, rocm, xpu, npu, mps, cpu, ...
+    """The device that ran out of memory: `type` (cuda, rocm, xpu, npu,
+    mps, cpu, ...) and `index` (cuda:1 is 1), either None where unknown."""
+    type: Optional[str]
     index: Optional[int]
 
 
 @dataclass
 class Budget:
-    """The device at the failure, in bytes (None where unknown)."""
+    """The device's memory at the failure, every field in bytes (an int;
+    None where the message does not state it): `capacity` = `free` +
+    `allocated` (live tensors) + `cached_unused` (reserved by PyTorch's
+    caching allocator but not in use) + `non_pytorch` (this process,
+    outside PyTorch's allocator: the CUDA context, other libraries) +
+    `other_processes` + `unaccounted`. The text report prints these as
+    PyTorch does ("23.56 GiB": binary units). `split_uncertain`: the
+    message leaves the CUDA context and other processes together in
+    `unaccounted`; `consistent` is False when its numbers contradict each
+    other."""
     capacity: Optional[int]
     free: Optional[int]
     allocated: Optional[int]
     cached_unused: Optional[int]
-    non_pytorch: Optional[int]       # this process, outside PyTorch's allocator
+    non_pytorch: Optional[int]
     other_processes: Optional[int]
     unaccounted: Optional[int]
     split_uncertain: bool = False
@@ -40,17 +59,27 @@ class Budget:
 
 @dataclass
 class Remedy:
+    """One thing to change. `title`: short; `instruction`: the one line the
+    text report prints as `help:`, with your numbers; `env`: environment
+    variables to set (name -> value); `set`: roles to values (e.g.
+    {"eval_batch_size": 64}: counts, or sizes in bytes); `keys`: roles to
+    the loaded config's own key names (only when a config names one);
+    `code`: a code change; `caveat`: what it costs."""
     title: str
-    instruction: Optional[str] = None  # the one line the text report prints as help:
+    instruction: Optional[str] = None
     env: Dict[str, str] = field(default_factory=dict)
-    set: Dict[str, Any] = field(default_factory=dict)    # role -> value
-    keys: Dict[str, str] = field(default_factory=dict)   # role -> the config's own key
+    set: Dict[str, Any] = field(default_factory=dict)
+    keys: Dict[str, str] = field(default_factory=dict)
     code: Optional[str] = None
     caveat: Optional[str] = None
 
 
 @dataclass
 class Finding:
+    """A rule that fired on an incident: evidence for (`supports`) or
+    against (`refutes`) a cause, with its `strength`; `title`, `message`
+    and `evidence` (lines of arithmetic; sizes as PyTorch prints them) as
+    the verbose text report shows them; `remedies` it proposes."""
     rule: str
     category: Optional[str]
     severity: Optional[str]
@@ -65,26 +94,45 @@ class Finding:
 
 @dataclass
 class Hypothesis:
-    """One line of the differential, most likely first."""
+    """One cause of the differential, most probable first: `cause`, `p`
+    (its posterior probability, 0 to 1), `confidence` (high, medium or low
+    for the first; None for the others), `ruled_out`, `to_confirm` (what
+    would settle it). `score` is `p` under its earlier name."""
     cause: str
     confidence: Optional[str]
-    score: Optional[float]
+    p: Optional[float]
     ruled_out: bool
     to_confirm: Optional[str]
+    open: bool = False
+
+    @property
+    def score(self) -> Optional[float]:
+        """The same as `p`."""
+        return self.p
 
 
 @dataclass
 class Incident:
+    """One out-of-memory incident. `kind`: oom, oom-warning (a failure the
+    framework retried), oom-suspected, or oom-unrecognized (an
+    out-of-memory line no grammar knows: the safety net); `severity`: error or warning;
+    `cause` (None: undetermined) and `confidence` (high, medium, low);
+    `budget` (Budget, bytes); `memory`: the message's sizes, each an int
+    in bytes (requested_bytes, free_bytes, allocated_bytes, ...);
+    `device`, `rank`, `step`, `epoch`, `phase`; `message`: the OOM
+    message; `findings`, `differential`; `action`: the one remedy (the
+    text report's `help:` line). str(incident) is its first two lines of
+    the text report: the verdict and the action."""
     id: int
-    kind: str                  # oom, oom-warning, oom-suspected, oom-unrecognized
+    kind: str
     family: Optional[str]
     framework: Optional[str]
     location: Location
-    severity: str              # error or warning
-    cause: Optional[str]       # None: undetermined
-    confidence: Optional[str]  # high, medium, low or None
+    severity: str
+    cause: Optional[str]
+    confidence: Optional[str]
     budget: Optional[Budget]
-    memory: Dict[str, Any]     # requested_bytes, free_bytes, ... (bytes)
+    memory: Dict[str, Any]
     device: Optional[Device]
     rank: Optional[int]
     step: Optional[int]
@@ -93,11 +141,13 @@ class Incident:
     message: Optional[str]
     findings: List[Finding]
     differential: List[Hypothesis]
-    action: Optional[Remedy] = None   # the one action (JSON "action"; the text's help: line)
+    action: Optional[Remedy] = None
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
+    _report: Optional["Report"] = field(repr=False, compare=False, default=None)
 
     @property
     def requested_bytes(self) -> Optional[int]:
+        """The allocation that failed, in bytes (None: not stated)."""
         return self.memory.get("requested_bytes")
 
     @property
@@ -121,18 +171,44 @@ class Incident:
             return {}
         return {self.action.keys.get(role, role): v for role, v in self.action.set.items()}
 
+    def lines(self) -> List[str]:
+        """This incident's lines of the text report (Report.text(), not
+        wrapped): the verdict, `help:`, then the `=` evidence lines."""
+        rep = self._report
+        if rep is None:
+            raise ValueError("this Incident was not returned by diagnose(): no text report")
+        blocks = rep._blocks()
+        k = next(k for k, inc in enumerate(rep.incidents) if inc is self)
+        return blocks[k] if k < len(blocks) else []
+
+    def __str__(self) -> str:
+        try:
+            return "\n".join(self.lines()[:2])
+        except Exception:  # no report to render: the JSON's own words
+            where = "%s:%s: " % (self.location.path, self.location.line) if self.location.path else ""
+            head = "%s%s[%s%s]: %s" % (where, self.severity, self.cause or "undetermined",
+                                       ", " + self.confidence if self.confidence else "",
+                                       (self.message or "").split(". ")[0])
+            if self.action is not None and self.action.instruction:
+                head += "\n  help: " + self.action.instruction
+            return head
+
 
 @dataclass
 class Input:
+    """One input the binary read: `path`, `kind` (log, config, snapshot,
+    memory_stats, memory_summary), `bytes` (its size in bytes), `gzip`."""
     path: str
-    kind: str                  # log, config, snapshot, ...
+    kind: str
     bytes: Optional[int]
     gzip: bool
 
 
 @dataclass
 class Patch:
-    """A suggested config change as a unified diff (--diff/--apply)."""
+    """A suggested config change as a unified diff (--diff/--apply):
+    `path` (the config), `diff` (its text, with a/ and b/ headers for
+    `patch -p1`), `applied` (written by --apply)."""
     path: str
     diff: str
     applied: bool
@@ -140,6 +216,9 @@ class Patch:
 
 @dataclass
 class Summary:
+    """Counts of incidents by their severity (`incidents`, `errors`,
+    `warnings`, `infos`), the rank of the earliest incident that names one
+    (`first_failed_rank`) and torchelastic's root-cause rank."""
     incidents: int
     errors: int
     warnings: int
@@ -150,6 +229,12 @@ class Summary:
 
 @dataclass
 class Report:
+    """What diagnose() returns: the `kgmem-diagnose/1` JSON report.
+    `inputs`, `incidents` (most recent last, as in the log), `patches`,
+    `summary`, `notes` (about the input: how it was read, what was
+    skipped), `raw` (the JSON itself). Sizes are ints in bytes.
+    text() (and str(report)) is the binary's text report of the same
+    inputs."""
     schema: str
     version: str
     inputs: List[Input]
@@ -158,6 +243,51 @@ class Report:
     summary: Summary
     notes: List[Any]
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
+    _source: Any = field(repr=False, compare=False, default=None)
+    _texts: Dict[Any, str] = field(repr=False, compare=False, default_factory=dict)
+
+    def text(self, *, width: int = 0, verbose: bool = False) -> str:
+        """The text report of the same inputs, as the command line prints
+        it (sizes as PyTorch prints them, "20.00 GiB"): a verdict line per
+        incident, its `help:` action, `=` evidence lines, notes and a count.
+        width: wrap at that many columns (0: never); verbose: every finding
+        (--verbose). Runs the binary again on what diagnose() was given.
+        Raises ValueError for a Report that diagnose() did not return."""
+        key = (width, verbose)
+        if key not in self._texts:
+            if self._source is None:
+                raise ValueError("this Report was not returned by diagnose(): no inputs to render")
+            cmd, operands, data, timeout = self._source
+            cmd = [a for a in cmd]
+            k = cmd.index("--format")
+            cmd[k:k + 2] = ["--format", "text", "--width", str(int(width))]
+            if verbose:
+                cmd.append("--verbose")
+            r = subprocess.run(cmd + ["--"] + operands, input=data if data is not None else b"",
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+            if r.returncode not in (0, 1):
+                raise ValueError(r.stderr.decode("utf-8", "replace").strip()
+                                 or "kgmem-diagnose exited with status %d" % r.returncode)
+            self._texts[key] = r.stdout.decode("utf-8", "replace")
+        return self._texts[key]
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def _blocks(self) -> List[List[str]]:
+        """The text report's lines, one list per incident (in order): its
+        verdict line and the indented lines under it."""
+        blocks: List[List[str]] = []
+        cur: Optional[List[str]] = None
+        for ln in self.text().splitlines():
+            if _HEADLINE.match(ln):
+                cur = [ln]
+                blocks.append(cur)
+            elif cur is not None and ln.startswith(" "):
+                cur.append(ln)
+            else:
+                cur = None
+        return blocks
 
 
 def _remedy(d: Dict[str, Any]) -> Remedy:
@@ -210,8 +340,8 @@ def _incident(d: Dict[str, Any]) -> Incident:
         message=d.get("message"),
         findings=findings, action=_action(d, findings),
         differential=[Hypothesis(cause=h.get("cause", ""), confidence=h.get("confidence"),
-                                 score=h.get("score"), ruled_out=bool(h.get("ruled_out")),
-                                 to_confirm=h.get("to_confirm"))
+                                 p=h.get("p"), ruled_out=bool(h.get("ruled_out")),
+                                 to_confirm=h.get("to_confirm"), open=bool(h.get("open")))
                       for h in d.get("differential") or []],
         raw=d)
 
@@ -223,7 +353,7 @@ def from_json(d: Dict[str, Any]) -> Report:
         raise ValueError("not a %s report (schema %r)"
                          % (SCHEMA, d.get("schema") if isinstance(d, dict) else None))
     s = d.get("summary") or {}
-    return Report(
+    rep = Report(
         schema=d["schema"], version=d.get("version", ""),
         inputs=[Input(path=i.get("path", ""), kind=i.get("kind", ""), bytes=i.get("bytes"),
                       gzip=bool(i.get("gzip"))) for i in d.get("inputs") or []],
@@ -235,3 +365,6 @@ def from_json(d: Dict[str, Any]) -> Report:
                                      "first_failed_rank", "root_cause_rank")}),
         notes=list(d.get("notes") or []),
         raw=d)
+    for inc in rep.incidents:
+        inc._report = rep
+    return rep

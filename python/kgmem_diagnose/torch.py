@@ -16,10 +16,13 @@ traceback, the step when known, torch.cuda.memory_summary() when CUDA is
 initialised, and the allocator snapshot when history recording is on
 (install(record_history=True), or the program's own
 torch.cuda.memory._record_memory_history). It writes them to
-kgmem-oom-PID-N.log (and .pickle) in `directory` (default:
-$KGMEM_EVIDENCE_DIR, else the current directory), prints the binary's
-verdict and the one action on stderr, names the file, and re-raises: the
-program fails as it would have. The OOM handling is _oomhook's, shared with
+kgmem-oom-PID-N.log (and .pickle) in `directory` (default: evidence_dir():
+$KGMEM_EVIDENCE_DIR, else $XDG_STATE_HOME/kgmem-diagnose, else
+~/.local/state/kgmem-diagnose; never the working directory unless asked),
+prints the binary's verdict and the one action on stderr, names the file,
+and re-raises: the program fails as it would have. The files are created
+new (never through a file or link already at that name) and readable only
+by you. The OOM handling is _oomhook's, shared with
 `kgmem-diagnose run --snapshot-on-oom`. This module imports torch only
 from the program's own sys.modules and never initialises CUDA.
 """
@@ -29,6 +32,7 @@ import itertools
 import os
 import subprocess
 import sys
+import threading
 import traceback
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
@@ -63,6 +67,35 @@ class Evidence:
     snapshot: Optional[str]
 
 
+def evidence_dir() -> str:
+    """Where evidence goes by default: $KGMEM_EVIDENCE_DIR, else
+    $XDG_STATE_HOME/kgmem-diagnose (an absolute XDG_STATE_HOME), else
+    ~/.local/state/kgmem-diagnose (the XDG Base Directory default)."""
+    env = os.environ.get("KGMEM_EVIDENCE_DIR")
+    if env:
+        return env
+    state = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(state):
+        state = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "kgmem-diagnose")
+
+
+def _create(base: str, suffix: str):
+    """A new file BASE-N+SUFFIX opened for writing, mode 0600: O_EXCL and
+    O_NOFOLLOW, so a file or symlink already at a name is never opened
+    (the next N is tried instead). Returns (path, file object)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
+        getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        path = "%s-%d%s" % (base, next(_counter), suffix)
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileExistsError:
+            continue
+        return path, os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace")
+    raise FileExistsError("no free name %s-N%s" % (base, suffix))
+
+
 def _step_value(step: Step) -> Optional[int]:
     for s in (step, _step):
         try:
@@ -76,34 +109,35 @@ def _step_value(step: Step) -> Optional[int]:
 
 def capture(exc: BaseException, *, step: Step = None,
             directory: Optional[str] = None) -> Evidence:
-    """Writes the evidence of `exc` (see the module's text) and returns the
-    paths. Raises OSError when the directory is not writable."""
+    """Writes the evidence of `exc` (see the module's text) into
+    `directory` (default: evidence_dir(), created mode 0700) and returns
+    the paths. Raises OSError when the directory is not writable."""
     torch = sys.modules.get("torch")
-    directory = directory or os.environ.get("KGMEM_EVIDENCE_DIR") or os.getcwd()
-    os.makedirs(directory, exist_ok=True)
-    base = os.path.join(directory, "kgmem-oom-%d-%d" % (os.getpid(), next(_counter)))
-    parts = ["kgmem_diagnose.torch evidence: pid %d, %s UTC, torch %s\n"
-             % (os.getpid(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
-                getattr(torch, "__version__", "not imported"))]
-    s = _step_value(step)
-    if s is not None:
-        parts.append("step %d\n" % s)
-    parts.append("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    directory = directory or evidence_dir()
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    log, out = _create(os.path.join(directory, "kgmem-oom-%d" % os.getpid()), ".log")
+    base = log[:-len(".log")]
     snap_path = None
-    if torch is not None and _oomhook.cuda_ready(torch):
-        try:
-            parts.append(torch.cuda.memory_summary())
-        except Exception:
-            pass
-        snap = _oomhook.snapshot(torch)
-        if snap is not None and (_history[0] or _oomhook.has_history(snap)):
-            snap_path = base + ".pickle"
+    with out as f:
+        parts = ["kgmem_diagnose.torch evidence: pid %d, %s UTC, torch %s\n"
+                 % (os.getpid(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+                    getattr(torch, "__version__", "not imported"))]
+        s = _step_value(step)
+        if s is not None:
+            parts.append("step %d\n" % s)
+        parts.append("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        if torch is not None and _oomhook.cuda_ready(torch):
             try:
-                _oomhook.write_pickle(snap, snap_path)
+                parts.append(torch.cuda.memory_summary())
             except Exception:
-                snap_path = None
-    log = base + ".log"
-    with open(log, "w", encoding="utf-8") as f:
+                pass
+            snap = _oomhook.snapshot(torch)
+            if snap is not None and (_history[0] or _oomhook.has_history(snap)):
+                snap_path = base + ".pickle"
+                try:
+                    _oomhook.write_pickle(snap, snap_path)
+                except Exception:
+                    snap_path = None
         f.write("".join(p if p.endswith("\n") else p + "\n" for p in parts))
     return Evidence(log=log, snapshot=snap_path)
 
@@ -128,8 +162,11 @@ def report(exc: BaseException, *, step: Step = None, directory: Optional[str] = 
     `file` (default stderr). Never raises: a failure is one line instead.
     An exception is reported once (later handlers see it marked)."""
     file = file or sys.stderr
-    if getattr(exc, _REPORTED, False):
-        return None
+    try:
+        if getattr(exc, _REPORTED, False):
+            return None
+    except Exception:
+        pass
     try:
         setattr(exc, _REPORTED, True)
     except Exception:
@@ -167,12 +204,14 @@ _installed = [None]
 
 def install(*, step: Step = None, directory: Optional[str] = None,
             record_history: bool = False) -> None:
-    """Reports every uncaught out-of-memory error of this process (from
-    sys.excepthook, after the traceback is printed; the process then exits
-    as it would have). record_history: start the allocator's history
-    recording when the program initialises CUDA, so the evidence carries
-    the snapshot with every allocation's stack (costs time per
-    allocation). Calling it again replaces the settings."""
+    """Reports every uncaught out-of-memory error of this process: of the
+    main thread (sys.excepthook) and of any other thread
+    (threading.excepthook), after its traceback is printed; the process or
+    thread then ends as it would have. record_history: start the
+    allocator's history recording when the program initialises CUDA, so
+    the evidence carries the snapshot with every allocation's stack (costs
+    time per allocation). directory: where the evidence goes (default
+    evidence_dir()). Calling it again replaces the settings."""
     if step is not None:
         set_step(step)
     if record_history:
@@ -180,24 +219,33 @@ def install(*, step: Step = None, directory: Optional[str] = None,
     if _installed[0] is not None:
         _installed[0]["directory"] = directory
         return
-    prev = sys.excepthook
-    state = {"directory": directory, "prev": prev}
+    prev, prev_thread = sys.excepthook, threading.excepthook
+    state = {"directory": directory, "prev": prev, "prev_thread": prev_thread}
 
     def hook(t, v, tb):
         prev(t, v, tb)
         if v is not None and is_oom(v):
             report(v, directory=state["directory"])
 
-    state["hook"] = hook
+    def thread_hook(args):
+        prev_thread(args)
+        v = args.exc_value
+        if v is not None and is_oom(v):
+            report(v, directory=state["directory"])
+
+    state["hook"], state["thread_hook"] = hook, thread_hook
     sys.excepthook = hook
+    threading.excepthook = thread_hook
     _installed[0] = state
 
 
 def uninstall() -> None:
-    """Undoes install() (when no other hook was installed after it)."""
+    """Undoes install() (for each hook no other was installed after)."""
     st = _installed[0]
     if st is not None and sys.excepthook is st["hook"]:
         sys.excepthook = st["prev"]
+    if st is not None and threading.excepthook is st["thread_hook"]:
+        threading.excepthook = st["prev_thread"]
     _installed[0] = None
 
 
@@ -217,7 +265,9 @@ def _base_class(*candidates: str) -> type:
 
 class catch(contextlib.ContextDecorator):
     """A context manager and a decorator: an out-of-memory error inside is
-    reported (report()) and re-raised; other exceptions pass untouched."""
+    reported (report(): evidence into `directory`, default evidence_dir();
+    the verdict on stderr) and re-raised; other exceptions pass untouched.
+    step: the training step, an int or a callable returning one."""
 
     def __init__(self, *, step: Step = None, directory: Optional[str] = None):
         self.step, self.directory = step, directory
@@ -226,6 +276,9 @@ class catch(contextlib.ContextDecorator):
         return self
 
     def __exit__(self, t, v, tb):
-        if v is not None and is_oom(v):
-            report(v, step=self.step, directory=self.directory)
+        try:
+            if v is not None and is_oom(v):
+                report(v, step=self.step, directory=self.directory)
+        except Exception:  # the program's own exception stays the one raised
+            pass
         return False
