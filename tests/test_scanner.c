@@ -104,6 +104,17 @@ int main(int argc, char **argv)
 	TAP_EQ_STR(phase_of("retrieval_head", "model.py", NULL), NULL, "retrieval is not eval");
 	TAP_EQ_STR(phase_of("test_step", "lightning_module.py", NULL), "eval", "test_step is eval");
 	TAP_EQ_STR(phase_of("from_pretrained", "transformers/modeling_utils.py", NULL), "model-load", "from_pretrained");
+	/* the call on a frame's code line, when the paste stops at the caller
+	 * (OpenNMT-py's trainer.py, dcause-0100: github.com/OpenNMT/OpenNMT-py
+	 * issue 1093) */
+	TAP_EQ_STR(phase_of("train", "onmt/trainer.py", "valid_stats = self.validate(valid_iter)"), "eval",
+		   "a frame that calls self.validate(...) is eval");
+	TAP_EQ_STR(phase_of("main", "run.py", "out = model.generate(**inputs, max_new_tokens=64)"), "eval",
+		   "a frame that calls model.generate(...) is eval");
+	TAP_EQ_STR(phase_of("main", "run.py", "val_loss = compute(model, val_loader)"), NULL,
+		   "a variable named val_loss is no call");
+	TAP_EQ_STR(phase_of("main", "run.py", "trainer.train_and_evaluate(cfg)"), NULL,
+		   "a call naming train and evaluate is not eval");
 	kg_frame two[2] = {{"trainer.py", 1, "evaluate", NULL}, {"model.py", 2, "forward", NULL}};
 	TAP_EQ_STR(kg_tb_phase(two, 2), "eval", "forward inside evaluate is eval");
 

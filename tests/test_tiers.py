@@ -67,7 +67,7 @@ def traceback(depth):
              '  File "/work/train.py", line 210, in <module>',
              "    main()",
              '  File "/work/train.py", line 180, in main',
-             "    metrics = trainer.validate(val_loader)"]
+             "    trainer.fit(model, train_loader)"]
     for k in range(depth):
         lines += ['  File "/work/model/block_%d.py", line %d, in forward' % (k, 10 + k),
                   "    h = self.layers[%d](h) + self.residual(h)  # %s" % (k, "x" * 40)]
@@ -100,7 +100,7 @@ with tempfile.TemporaryDirectory() as tmp:
     print("1..9")
     # 1. the frames and the phase they give (validate: eval)
     inc = compare(tmp, "traceback", traceback(3))
-    tap(inc and any("validate" in (f.get("code") or "") for f in inc[0].get("frames") or []),
+    tap(inc and any("fit(" in (f.get("code") or "") for f in inc[0].get("frames") or []),
         "traceback: the frames read near the OOM, the outermost included", inc and inc[0].get("frames"))
 
     # 2. a traceback longer than the window before the OOM (32 KiB) is

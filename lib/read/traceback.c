@@ -222,6 +222,33 @@ static bool contains(const char *s, const char *needle)
 	return s && strstr(s, needle) != NULL;
 }
 
+/* Whether a frame's code line calls a function or method one of whose
+ * '_'-separated tokens is in the list (`valid_stats = self.validate(it)`,
+ * `preds = model.predict_step(x)`): the call the exception came out of, when
+ * the frames below it are cut from the paste. Only names right before a '('
+ * count, so a variable named `val_loss` does not. */
+static bool calls_token(const char *code, const char *const *tokens)
+{
+	if (!code)
+		return false;
+	for (const char *p = strchr(code, '('); p; p = strchr(p + 1, '(')) {
+		const char *e = p;
+		while (e > code && (e[-1] == ' '))
+			e--;
+		const char *b = e;
+		while (b > code && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
+			b--;
+		if (b == e || (size_t)(e - b) >= 64 || isdigit((unsigned char)*b))
+			continue;
+		char name[64];
+		memcpy(name, b, (size_t)(e - b));
+		name[e - b] = '\0';
+		if (has_token(name, tokens))
+			return true;
+	}
+	return false;
+}
+
 enum { P_NONE, P_FORWARD, P_MODEL_LOAD, P_DATA, P_BACKWARD, P_OPTIMIZER, P_EVAL, P_CHECKPOINT };
 
 /* P_* (ordered by precedence: the highest over all frames wins) → kg_phases */
@@ -257,6 +284,14 @@ static int frame_phase(const kg_frame *f)
 	/* torch's own frames named "test"/"score" are not the user's eval loop */
 	bool torch_internal = contains(file, "/torch/") || contains(file, "\\torch\\");
 	if (!torch_internal && has_token(fn, eval_tokens) && !has_token(fn, train_tokens))
+		return P_EVAL;
+	/* the evaluation method a frame's code calls (the paste may stop at
+	 * the caller); "val", "test", "rank" and "score" are too common in
+	 * other names to be read from a call */
+	static const char *const eval_calls[] = {
+		"evaluate", "evaluation", "validate", "validation", "predict", "inference",
+		"generate", NULL};
+	if (!torch_internal && calls_token(code, eval_calls) && !calls_token(code, train_tokens))
 		return P_EVAL;
 	if ((strcmp(fn, "step") == 0 && (contains(file, "optim") || contains(code, "step("))) ||
 	    contains(code, "optimizer.step(") || contains(code, "scaler.step(") ||
