@@ -418,17 +418,21 @@ static int open_stream(stream *s, int out, const stream *other)
 }
 
 /* The directory holding the Python hook (hooks/sitecustomize.py): beside
- * the rules in use (<datadir>/kgmem-diagnose/hooks when installed, the
+ * the rules in use, the first $KGMEM_RULES_PATH directory's first, then
+ * the installed rules' (<datadir>/kgmem-diagnose/hooks when installed, the
  * source tree's hooks/ when run from a build directory), else the
  * configured install location. NULL when none has the hook. */
 static const char *hook_dir(void)
 {
 	static char dir[4200];
 	struct stat st;
-	const char *rules = kg_rules_dir();
-	const char *slash = strrchr(rules, '/');
-	if (slash) {
-		snprintf(dir, sizeof dir, "%.*s/hooks", (int)(slash - rules), rules);
+	size_t nrules;
+	const char *const *rules = kg_rules_dirs(&nrules);
+	for (size_t i = nrules; i-- > 0;) {
+		const char *slash = strrchr(rules[i], '/');
+		if (!slash)
+			continue;
+		snprintf(dir, sizeof dir, "%.*s/hooks", (int)(slash - rules[i]), rules[i]);
 		char f[4300];
 		snprintf(f, sizeof f, "%s/sitecustomize.py", dir);
 		if (stat(f, &st) == 0)

@@ -607,9 +607,8 @@ kg_config *kg_config_parse(const char *name, const char *text, size_t len,
 	c->path = kg_strdup(name);
 	c->text = kg_strndup(text, len);
 	c->len = len;
-	if (!rules_dir)
-		rules_dir = kg_rules_dir();
-	if (load_roles(c, rules_dir, err) < 0 || load_datasets(c, rules_dir, err) < 0) {
+	if (load_roles(c, rules_dir ? rules_dir : kg_rules_data_dir("keys.yaml"), err) < 0 ||
+	    load_datasets(c, rules_dir ? rules_dir : kg_rules_data_dir("datasets.yaml"), err) < 0) {
 		kg_config_free(c);
 		return NULL;
 	}
