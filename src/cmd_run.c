@@ -20,8 +20,9 @@
  *    wake-up per write).
  *  - Every chunk read is first written to the wrapper's stream of the same
  *    name, then its complete lines go into one private capture file (the
- *    two streams' lines interleaved in arrival order, each line whole),
- *    which kg_diagnose() reads after CMD exits. The scanner's literal
+ *    two streams' lines interleaved in arrival order, each line whole; one
+ *    longer than KG_MAX_LINE ended after each KG_MAX_LINE bytes), which
+ *    kg_diagnose() reads after CMD exits. The scanner's literal
  *    prefilter (atoms.h, on the OOM grammars' trigger literals) runs on
  *    the same lines live; a line that parses as an OOM message
  *    (kg_oom_parse) triggers a reading of the machine's memory.
@@ -207,9 +208,10 @@ static long count_nl(const char *p, size_t n)
 	return k;
 }
 
-/* Complete lines text[0..n) (n ends after a '\n', or is a forced cut):
- * into the capture file, and through the scanner's prefilter (SIMD, the
- * same atoms kg_scan_log uses) and, on a hit, its OOM grammars. */
+/* Complete lines text[0..n) (n ends after a '\n', or is a forced cut,
+ * which cut_line ends): into the capture file, and through the scanner's
+ * prefilter (SIMD, the same atoms kg_scan_log uses) and, on a hit, its
+ * OOM grammars. */
 static void take_lines(watch *w, const char *text, size_t n)
 {
 	if (!n)
@@ -267,7 +269,22 @@ static void take_lines(watch *w, const char *text, size_t n)
 	w->lines += count_nl(text, n);
 }
 
-/* New bytes of one stream: pass through, then capture whole lines. */
+/* The first n bytes of a line that has gone on for more than KG_MAX_LINE
+ * bytes without an end: into the capture file as a line of their own,
+ * ended there, so that the other stream's next line starts a line (glued
+ * to the piece, more than 1 MiB into a line, the scanner never matched it:
+ * an OOM on stderr after a tqdm bar on stdout went unseen; issue 34). The
+ * rest goes on as the next line. */
+static void cut_line(watch *w, const char *text, size_t n)
+{
+	take_lines(w, text, n);
+	if (!w->cap_failed && fputc('\n', w->cap) == EOF)
+		w->cap_failed = true;
+	w->lines++;
+}
+
+/* New bytes of one stream: pass through, then capture whole lines (a line
+ * longer than KG_MAX_LINE in pieces of that size, cut_line). */
 static void feed(stream *s, watch *w, const char *buf, size_t n)
 {
 	if (!s->file && !s->out_broken && write_all(s->out, buf, n) < 0) {
@@ -285,10 +302,13 @@ static void feed(stream *s, watch *w, const char *buf, size_t n)
 			break;
 		}
 	size_t done = last ? (size_t)(last - s->pend.data) : 0;
-	if (!last && s->pend.len > KG_MAX_LINE)
-		done = s->pend.len; /* an overlong line: cut it */
-	if (done) {
+	if (done)
 		take_lines(w, s->pend.data, done);
+	while (s->pend.len - done > KG_MAX_LINE) {
+		cut_line(w, s->pend.data + done, KG_MAX_LINE);
+		done += KG_MAX_LINE;
+	}
+	if (done) {
 		memmove(s->pend.data, s->pend.data + done, s->pend.len - done);
 		s->pend.len -= done;
 	}

@@ -618,6 +618,31 @@ r = run(["--snapshot-on-oom", os.path.join(TMP, "snaps5"), "--", "sh", oom0])
 check(b"--snapshot-on-oom" in r.stderr and b"no snapshot" in r.stderr,
       "an OOM with --snapshot-on-oom and no snapshot written: said so", r.stderr[-400:])
 
+# --- issue 34 (an outside tester's second round)
+# N2: a line over 1 MiB (a tqdm bar of \r updates on stdout, no \n for 15
+# minutes) is ended in the capture file where it is cut, so the OOM logged
+# on stderr meanwhile is a line of its own and is found
+tq = script("tqdm_oom.py", r'''
+import sys, logging
+n = int(sys.argv[1])
+for i in range(n):
+    sys.stdout.write("\r%3d%%|%s| %d/%d [00:%02d<00:10, 11.2it/s]" % (i*100//n, "#"*(i*40//n), i, n, i%60)); sys.stdout.flush()
+logging.basicConfig(format="%(asctime)s %(levelname)s %(message)s")
+logging.error("step 812: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.00 GiB is free. Including non-PyTorch memory, this process has 78.00 GiB memory in use. Of the allocated memory 70.00 GiB is allocated by PyTorch, and 7.00 GiB is reserved by PyTorch but unallocated.")
+sys.exit(1)
+''')
+rep_tq, cap_tq = os.path.join(TMP, "tq.json"), os.path.join(TMP, "tq.log")
+r = run(["--report", rep_tq, "--log", cap_tq, "--", PY, tq, "20000"])
+d = json.load(open(rep_tq)) if os.path.exists(rep_tq) else {}
+caplines = open(cap_tq, "rb").read().split(b"\n") if os.path.exists(cap_tq) else []
+oomline = [l for l in caplines if b"OutOfMemoryError" in l]
+check(r.returncode == 1 and d.get("summary", {}).get("incidents") == 1,
+      "an OOM on stderr after a 1.2 MB tqdm bar on stdout is found", (r.returncode, d.get("summary"), r.stderr[-300:]))
+check(len(r.stdout) > 1048576 and max(len(l) for l in caplines) <= 1048576 and len(oomline) == 1
+      and oomline[0].startswith(b"20"),
+      "the capture file: the bar cut at 1 MiB with a line end, the OOM line whole on a line of its own",
+      [len(l) for l in caplines])
+
 subprocess.run(["rm", "-rf", TMP])
 print("1..%d" % n)
 sys.exit(1 if failed else 0)
