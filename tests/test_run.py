@@ -643,6 +643,18 @@ check(len(r.stdout) > 1048576 and max(len(l) for l in caplines) <= 1048576 and l
       "the capture file: the bar cut at 1 MiB with a line end, the OOM line whole on a line of its own",
       [len(l) for l in caplines])
 
+# N15: notes name the captured output <output>, never the deleted
+# $TMPDIR/kgmem-run.* file (nor the descriptor it is read through)
+seedlog = os.path.join(os.path.abspath(ROOT), "testdata/logs/seed-001-rotate-eval.log")
+rep_n = os.path.join(TMP, "notes.json")
+r = run(["--report", rep_n, "--", "sh", "-c", 'cat "%s" >&2; exit 1' % seedlog])
+d = json.load(open(rep_n)) if os.path.exists(rep_n) else {}
+notes = d.get("notes", [])
+check(any(x.startswith("<output>:1: the log names the config") for x in notes)
+      and b"kgmem-run." not in r.stderr + open(rep_n, "rb").read()
+      and b"/proc/self/fd" not in r.stderr + open(rep_n, "rb").read(),
+      "notes name <output>, not the capture file", notes)
+
 subprocess.run(["rm", "-rf", TMP])
 print("1..%d" % n)
 sys.exit(1 if failed else 0)
