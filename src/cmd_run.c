@@ -22,14 +22,17 @@
  *    name, then its complete lines go into one private capture file (the
  *    two streams' lines interleaved in arrival order, each line whole; one
  *    longer than KG_MAX_LINE ended after each KG_MAX_LINE bytes), which
- *    kg_diagnose() reads after CMD exits. The scanner's literal
+ *    kg_diagnose() reads after CMD exits, through a descriptor of ours:
+ *    the file is unlinked as soon as it is made. The scanner's literal
  *    prefilter (atoms.h, on the OOM grammars' trigger literals) runs on
  *    the same lines live; a line that parses as an OOM message
  *    (kg_oom_parse) triggers a reading of the machine's memory.
  *  - After CMD exits, a process it left behind holding a pipe or pty
  *    still has its output passed on until it closes it, for at most
  *    KG_RUN_LINGER_S (2 s).
- *  - The exit status is CMD's, 128 + N when signal N killed it. */
+ *  - The exit status is CMD's, 128 + N when signal N killed it. Signals
+ *    that arrive after CMD exited are dropped, so that the diagnosis and
+ *    --report are finished first. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -147,6 +150,17 @@ static const struct {
 	{SIGUSR1, on_forward}, {SIGUSR2, on_forward},
 	{SIGCHLD, on_wake}, {SIGWINCH, on_wake}, {SIGPIPE, SIG_IGN},
 };
+enum { NSIG_RUN = sizeof run_signals / sizeof run_signals[0] };
+
+/* Puts back the dispositions the wrapper found (sa_old) of the signals
+ * whose handler is `which` (NULL: of all). SIGPIPE stays ignored: the
+ * report may still meet a closed pipe. */
+static void restore_signals(const struct sigaction *sa_old, void (*which)(int))
+{
+	for (size_t i = 0; i < NSIG_RUN; i++)
+		if (run_signals[i].sig != SIGPIPE && (!which || run_signals[i].handler == which))
+			sigaction(run_signals[i].sig, &sa_old[i], NULL);
+}
 
 static double mono(void)
 {
@@ -477,6 +491,18 @@ static void set_hook_env(const char *hook, const char *dir, const char *tag)
 	setenv("KGMEM_SNAPSHOT_TAG", tag, 1);
 }
 
+/* The name by which kg_diagnose() reads exactly the file open as fd:
+ * /proc/self/fd/FD, or NULL where /proc does not show it. malloc'd. */
+static char *fd_name(int fd)
+{
+	char *p = kg_asprintf("/proc/self/fd/%d", fd);
+	struct stat a, b;
+	if (fstat(fd, &a) == 0 && stat(p, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return p;
+	free(p);
+	return NULL;
+}
+
 /* Snapshots the hook wrote during this run: DIR/kgmem-oom-TAG-*.pickle,
  * TAG being this wrapper's (set_hook_env), so ranks sharing DIR each read
  * only their own. */
@@ -563,6 +589,12 @@ static int write_report(const char *path, const kg_report *rep, bool lines, kg_e
 int kg_cmd_run(int argc, char **argv)
 {
 	const char *report = NULL, *logpath = NULL, *snapdir = NULL, *format = "text";
+	struct sigaction sa_old[NSIG_RUN]; /* the dispositions found, once handlers is set */
+	bool handlers = false;
+	const char **snaps = NULL; /* this run's snapshots (find_snapshots) */
+	size_t nsnaps = 0;
+	int cap_keep = -1;        /* the capture file, open for the diagnosis */
+	char *cap_name = NULL;    /* its /proc/self/fd name, once unlinked */
 	char *snapabs = NULL; /* --snapshot-on-oom DIR made absolute */
 	enum kg_severity fail_on = KG_SEV_NONE;
 	const char **configs = NULL;
@@ -662,8 +694,12 @@ int kg_cmd_run(int argc, char **argv)
 		snapdir = snapabs;
 	}
 
-	/* the capture file: --log FILE, or a private temporary file */
+	/* the capture file: --log FILE, or a private temporary file, removed
+	 * at once where /proc lets the diagnosis read it through a descriptor
+	 * of ours (cap_keep), so that no kill leaves it behind */
 	char tmpl[4096] = "";
+	const char *td = getenv("TMPDIR");
+	td = td && *td ? td : "/tmp";
 	FILE *cap = NULL;
 	if (logpath) {
 		cap = fopen(logpath, "w");
@@ -673,17 +709,21 @@ int kg_cmd_run(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		const char *td = getenv("TMPDIR");
-		snprintf(tmpl, sizeof tmpl, "%s/kgmem-run.XXXXXX", td && *td ? td : "/tmp");
+		snprintf(tmpl, sizeof tmpl, "%s/kgmem-run.XXXXXX", td);
 		int fd = mkostemp(tmpl, O_CLOEXEC);
 		if (fd < 0 || !(cap = fdopen(fd, "w"))) {
-			fprintf(stderr, "%s: cannot create a capture file in %s: %s\n", progname,
-				td && *td ? td : "/tmp", strerror(errno));
+			fprintf(stderr, "%s: cannot create a capture file in %s: %s\n", progname, td,
+				strerror(errno));
 			rc = 125;
 			goto out;
 		}
+		cap_keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (cap_keep >= 0 && (cap_name = fd_name(cap_keep))) {
+			unlink(tmpl);
+			tmpl[0] = '\0';
+		}
 	}
-	const char *cap_path = logpath ? logpath : tmpl;
+	const char *cap_path = logpath ? logpath : cap_name ? cap_name : tmpl;
 	/* one write(2) per MiB of output, not one per chunk read */
 	setvbuf(cap, NULL, _IOFBF, 1 << 20);
 
@@ -721,13 +761,13 @@ int kg_cmd_run(int argc, char **argv)
 
 	/* signals: block until the handlers are in place and the pid known;
 	 * CMD gets back the dispositions the wrapper found */
-	enum { NSIG_RUN = sizeof run_signals / sizeof run_signals[0] };
 	sigset_t all, old;
 	sigemptyset(&all);
 	for (size_t i = 0; i < NSIG_RUN; i++)
 		sigaddset(&all, run_signals[i].sig);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	struct sigaction sa_old[NSIG_RUN], ttou_old;
+	struct sigaction ttou_old;
+	handlers = true;
 	for (size_t i = 0; i < NSIG_RUN; i++) {
 		struct sigaction sa = {0};
 		sigemptyset(&sa.sa_mask);
@@ -881,14 +921,19 @@ int kg_cmd_run(int argc, char **argv)
 	}
 	if (!reaped)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+	/* CMD is gone: from here to the exit, SIGINT, SIGTERM, SIGHUP, SIGUSR1
+	 * and SIGUSR2 reach on_forward with no group to pass them to, so they
+	 * are dropped: a scheduler's SIGTERM at a time limit, or a terminal
+	 * closing, while the output is diagnosed no longer kills the wrapper
+	 * before --report is written (the exit status stays CMD's; issue 34).
+	 * SIGKILL still ends it; the capture file is already unlinked. */
 	child_pgid = 0;
 	if (fg)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
-	for (size_t i = 0; i < NSIG_RUN; i++)
-		if (run_signals[i].sig != SIGPIPE) /* the report may still meet a closed pipe */
-			sigaction(run_signals[i].sig, &sa_old[i], NULL);
+	restore_signals(sa_old, on_wake);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
+	wake_pipe[0] = wake_pipe[1] = -1;
 	bool cap_bad = w.cap_failed | (fflush(cap) != 0);
 	fclose(cap);
 	cap = NULL;
@@ -919,8 +964,6 @@ int kg_cmd_run(int argc, char **argv)
 		ri.nreadings = w.nev;
 	}
 
-	const char **snaps = NULL;
-	size_t nsnaps = 0;
 	if (snapdir)
 		find_snapshots(snapdir, tag, wall0, &snaps, &nsnaps);
 	bool oom = w.ooms > 0 || host_oom || nsnaps > 0;
@@ -942,18 +985,29 @@ int kg_cmd_run(int argc, char **argv)
 	kg_report_init(&rep);
 	kg_error err = {0};
 	enum kg_status ds = npaths ? kg_diagnose(paths, npaths, &opt, &rep, &err) : KG_STATUS_OK;
+	/* the report names the captured output "<output>", not the
+	 * /proc/self/fd/N it was read through */
 	if (!logpath)
 		kg_report_rename_input(&rep, cap_path, "<output>");
-	if (cap_bad)
-		kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
-			       "the diagnosis saw only part of the output", cap_path);
+	if (cap_bad) {
+		if (logpath)
+			kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
+				       "the diagnosis saw only part of the output", logpath);
+		else
+			kg_report_note(&rep, "run: the capture file in %s could not be written completely (disk full?); "
+				       "the diagnosis saw only part of the output", td);
+	}
 	kg_run_attach(&rep, &ri);
 	if (snapdir && w.ooms > 0 && nsnaps == 0)
 		kg_report_note(&rep, "run: --snapshot-on-oom %s: no snapshot of this run was found there "
 			       "(the hook writes one when a Python program using torch runs out of CUDA memory)",
 			       snapdir);
-	if (ds != KG_STATUS_OK)
-		fprintf(stderr, "%s: diagnosis: %s: %s\n", progname, err.path[0] ? err.path : "?", err.msg);
+	if (ds != KG_STATUS_OK) {
+		const char *where = err.path[0] ? err.path : "?";
+		if (!logpath && !strcmp(where, cap_path))
+			where = "<output>";
+		fprintf(stderr, "%s: diagnosis: %s: %s\n", progname, where, err.msg);
+	}
 	if (oom) {
 		fflush(stdout);
 		if (!strcmp(format, "json")) {
@@ -984,9 +1038,6 @@ int kg_cmd_run(int argc, char **argv)
 				rc = KG_EXIT_FINDINGS;
 	kg_report_free(&rep);
 	free(paths);
-	for (size_t i = 0; i < nsnaps; i++)
-		free((char *)snaps[i]);
-	free(snaps);
 out_ev:
 	for (size_t i = 0; i < w.nev; i++)
 		kg_reading_free(&w.ev[i]);
@@ -996,6 +1047,14 @@ out_cap:
 	if (tmpl[0])
 		unlink(tmpl);
 out:
+	if (handlers)
+		restore_signals(sa_old, NULL);
+	for (size_t i = 0; i < nsnaps; i++)
+		free((char *)snaps[i]);
+	free(snaps);
+	if (cap_keep >= 0)
+		close(cap_keep);
+	free(cap_name);
 	free(snapabs);
 	free(configs);
 	free(labels);

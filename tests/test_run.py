@@ -10,6 +10,7 @@ import json
 import re
 import os
 import pty
+import select
 import signal
 import subprocess
 import sys
@@ -642,6 +643,55 @@ check(len(r.stdout) > 1048576 and max(len(l) for l in caplines) <= 1048576 and l
       and oomline[0].startswith(b"20"),
       "the capture file: the bar cut at 1 MiB with a line end, the OOM line whole on a line of its own",
       [len(l) for l in caplines])
+
+# N4: a signal while the output is diagnosed after CMD exited: the wrapper
+# finishes (--report written, CMD's status), and the capture file in TMPDIR
+# is gone, even after SIGKILL. The report goes to a FIFO, so the wrapper
+# is held in its last step until the test reads it.
+def late_signals(sigs):
+    td = tempfile.mkdtemp(dir=TMP)
+    fifo = os.path.join(td, "report.fifo")
+    os.mkfifo(fifo)
+    errf = open(os.path.join(td, "err"), "wb")
+    p = subprocess.Popen([EXE, "run", "--report", fifo, "--", "sh", "-c", 'cat "%s" >&2; exit 5' % OOM_LOG],
+                         stdout=subprocess.DEVNULL, stderr=errf, env=env(TMPDIR=td))
+    time.sleep(1.5)  # CMD has exited; the wrapper waits for a reader of the FIFO
+    for s in sigs:
+        os.kill(p.pid, s)
+        time.sleep(0.1)
+    time.sleep(0.3)
+    alive = p.poll() is None
+    left = [f for f in os.listdir(td) if f.startswith("kgmem-run.")]
+    data = b""
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    t0 = time.time()
+    while time.time() - t0 < 20:
+        rd, _, _ = select.select([fd], [], [], 0.2)
+        chunk = os.read(fd, 65536) if rd else None
+        if chunk:
+            data += chunk
+        elif p.poll() is not None:
+            break
+    os.close(fd)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    errf.close()
+    try:
+        rep = json.loads(data)
+    except ValueError:
+        rep = {}
+    return alive, p.returncode, rep, left
+alive, rc, rep, left = late_signals([signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGUSR1])
+check(alive and rc == 5 and rep.get("run", {}).get("exit_code") == 5 and rep.get("summary", {}).get("incidents") == 1
+      and left == [],
+      "SIGTERM, SIGHUP, SIGINT, SIGUSR1 after CMD exited: the report is written, exit status 5, no capture file left",
+      (alive, rc, rep.get("run", {}).get("exit_code"), left))
+alive, rc, rep, left = late_signals([signal.SIGKILL])
+check(rc == -signal.SIGKILL and left == [], "SIGKILL to the wrapper after CMD exited leaves no capture file in TMPDIR",
+      (rc, left))
 
 # N15: notes name the captured output <output>, never the deleted
 # $TMPDIR/kgmem-run.* file (nor the descriptor it is read through)
