@@ -36,7 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <glob.h>
+#include <dirent.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -503,24 +503,83 @@ static char *fd_name(int fd)
 	return NULL;
 }
 
-/* Snapshots the hook wrote during this run: DIR/kgmem-oom-TAG-*.pickle,
- * TAG being this wrapper's (set_hook_env), so ranks sharing DIR each read
- * only their own. */
-static void find_snapshots(const char *dir, const char *tag, time_t since, const char ***v, size_t *n)
+/* A file the diagnosis reads under another name: the snapshot `name`,
+ * open as fd, read as `read_as` (fd_name, or name itself without /proc). */
+typedef struct runfile {
+	char *name, *read_as;
+	int fd;
+} runfile;
+
+static int runfile_cmp(const void *a, const void *b)
 {
-	char *pat = kg_asprintf("%s/kgmem-oom-%s-*.pickle", dir, tag);
-	glob_t g;
-	if (glob(pat, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			struct stat st;
-			if (stat(g.gl_pathv[i], &st) == 0 && st.st_mtime >= since - 1) {
-				*v = kg_realloc(*v, (*n + 1) * sizeof **v);
-				(*v)[(*n)++] = kg_strdup(g.gl_pathv[i]);
-			}
-		}
-		globfree(&g);
+	return strcmp(((const runfile *)a)->name, ((const runfile *)b)->name);
+}
+
+static void runfiles_free(runfile *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].read_as != v[i].name)
+			free(v[i].read_as);
+		free(v[i].name);
+		if (v[i].fd >= 0)
+			close(v[i].fd);
 	}
-	free(pat);
+	free(v);
+}
+
+/* Snapshots the hook wrote during this run: the files
+ * DIR/kgmem-oom-TAG-*.pickle, TAG being this wrapper's (set_hook_env), so
+ * ranks sharing DIR each read only their own. DIR is a name, never a
+ * pattern (a directory "sn[1]" is read as itself), and each file is opened
+ * here without following a link or waiting for a writer (O_NOFOLLOW,
+ * O_NONBLOCK) and read through that descriptor: anything but a regular
+ * file at such a name (a FIFO someone planted at the predictable name,
+ * which hung the wrapper, a device, a link) is skipped with a note in
+ * *skipped (issue 34). */
+static void find_snapshots(const char *dir, const char *tag, time_t since, runfile **v, size_t *n,
+			   char ***skipped, size_t *nskipped)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char *prefix = kg_asprintf("kgmem-oom-%s-", tag);
+	size_t pl = strlen(prefix), sl = strlen(".pickle");
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *f = de->d_name;
+		size_t fl = strlen(f);
+		if (fl <= pl + sl || strncmp(f, prefix, pl) || strcmp(f + fl - sl, ".pickle"))
+			continue;
+		char *path = kg_asprintf("%s/%s", dir, f);
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			*skipped = kg_realloc(*skipped, (*nskipped + 1) * sizeof **skipped);
+			(*skipped)[(*nskipped)++] = kg_asprintf(
+				"run: --snapshot-on-oom: %s: %s; not read", path,
+				fd < 0 ? strerror(errno) : "not a regular file");
+			if (fd >= 0)
+				close(fd);
+			free(path);
+			continue;
+		}
+		if (st.st_mtime < since - 1) {
+			close(fd);
+			free(path);
+			continue;
+		}
+		*v = kg_realloc(*v, (*n + 1) * sizeof **v);
+		runfile *r = &(*v)[(*n)++];
+		r->name = path;
+		r->fd = fd;
+		r->read_as = fd_name(fd);
+		if (!r->read_as)
+			r->read_as = path;
+	}
+	closedir(d);
+	free(prefix);
+	if (*n > 1) /* readdir's order is the file system's */
+		qsort(*v, *n, sizeof **v, runfile_cmp);
 }
 
 /* Appends one record (a JSON line) to a spool in a single write(2) with
@@ -591,8 +650,9 @@ int kg_cmd_run(int argc, char **argv)
 	const char *report = NULL, *logpath = NULL, *snapdir = NULL, *format = "text";
 	struct sigaction sa_old[NSIG_RUN]; /* the dispositions found, once handlers is set */
 	bool handlers = false;
-	const char **snaps = NULL; /* this run's snapshots (find_snapshots) */
-	size_t nsnaps = 0;
+	runfile *snaps = NULL;    /* this run's snapshots (find_snapshots) */
+	size_t nsnaps = 0, nskipped = 0;
+	char **skipped = NULL;    /* notes on files skipped in DIR */
 	int cap_keep = -1;        /* the capture file, open for the diagnosis */
 	char *cap_name = NULL;    /* its /proc/self/fd name, once unlinked */
 	char *snapabs = NULL; /* --snapshot-on-oom DIR made absolute */
@@ -965,7 +1025,7 @@ int kg_cmd_run(int argc, char **argv)
 	}
 
 	if (snapdir)
-		find_snapshots(snapdir, tag, wall0, &snaps, &nsnaps);
+		find_snapshots(snapdir, tag, wall0, &snaps, &nsnaps, &skipped, &nskipped);
 	bool oom = w.ooms > 0 || host_oom || nsnaps > 0;
 	if (!oom && !report)
 		goto out_ev;
@@ -978,17 +1038,22 @@ int kg_cmd_run(int argc, char **argv)
 	if (stat(cap_path, &cst) == 0 && cst.st_size > 0)
 		paths[npaths++] = cap_path;
 	for (size_t i = 0; i < nsnaps; i++)
-		paths[npaths++] = snaps[i];
+		paths[npaths++] = snaps[i].read_as;
 	kg_options opt = {.format = format, .fail_on = fail_on, .configs = configs,
 			  .nconfigs = nconfigs, .color = 0, .progress = 0};
 	kg_report rep;
 	kg_report_init(&rep);
 	kg_error err = {0};
 	enum kg_status ds = npaths ? kg_diagnose(paths, npaths, &opt, &rep, &err) : KG_STATUS_OK;
-	/* the report names the captured output "<output>", not the
-	 * /proc/self/fd/N it was read through */
+	/* the report names what was read as the user knows it: the captured
+	 * output "<output>", a snapshot by its path (not /proc/self/fd/N) */
 	if (!logpath)
 		kg_report_rename_input(&rep, cap_path, "<output>");
+	for (size_t i = 0; i < nsnaps; i++)
+		if (snaps[i].read_as != snaps[i].name)
+			kg_report_rename_input(&rep, snaps[i].read_as, snaps[i].name);
+	for (size_t i = 0; i < nskipped; i++)
+		kg_report_note(&rep, "%s", skipped[i]);
 	if (cap_bad) {
 		if (logpath)
 			kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
@@ -1006,6 +1071,9 @@ int kg_cmd_run(int argc, char **argv)
 		const char *where = err.path[0] ? err.path : "?";
 		if (!logpath && !strcmp(where, cap_path))
 			where = "<output>";
+		for (size_t i = 0; i < nsnaps; i++)
+			if (!strcmp(where, snaps[i].read_as))
+				where = snaps[i].name;
 		fprintf(stderr, "%s: diagnosis: %s: %s\n", progname, where, err.msg);
 	}
 	if (oom) {
@@ -1049,9 +1117,10 @@ out_cap:
 out:
 	if (handlers)
 		restore_signals(sa_old, NULL);
-	for (size_t i = 0; i < nsnaps; i++)
-		free((char *)snaps[i]);
-	free(snaps);
+	runfiles_free(snaps, nsnaps);
+	for (size_t i = 0; i < nskipped; i++)
+		free(skipped[i]);
+	free(skipped);
 	if (cap_keep >= 0)
 		close(cap_keep);
 	free(cap_name);

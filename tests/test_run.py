@@ -693,6 +693,41 @@ alive, rc, rep, left = late_signals([signal.SIGKILL])
 check(rc == -signal.SIGKILL and left == [], "SIGKILL to the wrapper after CMD exited leaves no capture file in TMPDIR",
       (rc, left))
 
+# N5: --snapshot-on-oom DIR is a name, not a glob pattern, and only regular
+# files at this run's snapshot names are read: a FIFO planted there does not
+# hang the wrapper
+planter = script("plant.py", r'''
+import os, sys
+d, tag = os.environ["KGMEM_SNAPSHOT_DIR"], os.environ["KGMEM_SNAPSHOT_TAG"]
+os.mkfifo(os.path.join(d, "kgmem-oom-%s-1-1.pickle" % tag))
+sys.stderr.write(open(sys.argv[1]).read())
+sys.exit(1)
+''')
+fifodir = os.path.join(TMP, "snaps-fifo")
+try:
+    r = subprocess.run([EXE, "run", "--snapshot-on-oom", fifodir, "--", PY, planter, OOM_LOG],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=hookenv, timeout=30)
+    hung = False
+except subprocess.TimeoutExpired:
+    hung = True
+check(not hung and r.returncode == 1 and b"not a regular file" in r.stderr and b"error[" in r.stderr,
+      "a FIFO at the run's snapshot name: skipped with a note, the wrapper exits with CMD's status",
+      "hung 30 s" if hung else (r.returncode, r.stderr[-400:]))
+for name in ("sn[1]", "sn*", "a b", "-dash"):
+    sd = os.path.join(TMP, "globs", name)
+    os.makedirs(sd)
+    rep_g = os.path.join(TMP, "globs", "r.json")
+    r = run(["--snapshot-on-oom", sd, "--report", rep_g, "--", PY, train, OOM_LOG], env=dict(hookenv, PYTHONPATH=fake))
+    d = json.load(open(rep_g)) if os.path.exists(rep_g) else {}
+    kinds = [i.get("kind") for i in d.get("inputs", [])]
+    paths = [i.get("path", "") for i in d.get("inputs", [])]
+    check(len(os.listdir(sd)) == 1 and kinds.count("snapshot") == 1 and b"no snapshot" not in r.stderr
+          and any(p.startswith(sd + "/kgmem-oom-") for p in paths),
+          "--snapshot-on-oom %r: the snapshot written there is read, under its own name" % name,
+          (os.listdir(sd), kinds, paths, r.stderr[-300:]))
+    if os.path.exists(rep_g):
+        os.unlink(rep_g)
+
 # N15: notes name the captured output <output>, never the deleted
 # $TMPDIR/kgmem-run.* file (nor the descriptor it is read through)
 seedlog = os.path.join(os.path.abspath(ROOT), "testdata/logs/seed-001-rotate-eval.log")
