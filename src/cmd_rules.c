@@ -26,7 +26,11 @@ static void rules_usage(FILE *out)
 "facts  the fact names rules may use, with their types\n"
 "\n"
 "--rules DIR adds rule files; a rule with the same id replaces the shipped one.\n"
-"The shipped rules come from $KGMEM_RULES_PATH when it is set. See kgmem-rules(5).\n");
+"$KGMEM_RULES_PATH (DIR:DIR...) adds rule files the same way, searched before\n"
+"the installed ones (the first DIR's rule wins); keys.yaml, datasets.yaml,\n"
+"priors.yaml and VERSION come from the first DIR that has one, else the\n"
+"installed set.\n"
+"See kgmem-rules(5).\n");
 }
 
 static int list_facts(void)
@@ -54,9 +58,12 @@ int kg_cmd_rules(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char **dirs = kg_malloc(sizeof *dirs * (size_t)(argc + 1));
+	size_t nset;
+	const char *const *set = kg_rules_dirs(&nset);
+	const char **dirs = kg_malloc(sizeof *dirs * (nset + (size_t)argc));
 	size_t ndirs = 0;
-	dirs[ndirs++] = kg_rules_dir();
+	for (size_t i = 0; i < nset; i++)
+		dirs[ndirs++] = set[i];
 	int c, rc = KG_EXIT_OK;
 	optind = 1;
 	opterr = 0;

@@ -20,19 +20,23 @@
  *    wake-up per write).
  *  - Every chunk read is first written to the wrapper's stream of the same
  *    name, then its complete lines go into one private capture file (the
- *    two streams' lines interleaved in arrival order, each line whole),
- *    which kg_diagnose() reads after CMD exits. The scanner's literal
+ *    two streams' lines interleaved in arrival order, each line whole; one
+ *    longer than KG_MAX_LINE ended after each KG_MAX_LINE bytes), which
+ *    kg_diagnose() reads after CMD exits, through a descriptor of ours:
+ *    the file is unlinked as soon as it is made. The scanner's literal
  *    prefilter (atoms.h, on the OOM grammars' trigger literals) runs on
  *    the same lines live; a line that parses as an OOM message
  *    (kg_oom_parse) triggers a reading of the machine's memory.
  *  - After CMD exits, a process it left behind holding a pipe or pty
  *    still has its output passed on until it closes it, for at most
  *    KG_RUN_LINGER_S (2 s).
- *  - The exit status is CMD's, 128 + N when signal N killed it. */
+ *  - The exit status is CMD's, 128 + N when signal N killed it. Signals
+ *    that arrive after CMD exited are dropped, so that the diagnosis and
+ *    --report are finished first. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <glob.h>
+#include <dirent.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -146,6 +150,17 @@ static const struct {
 	{SIGUSR1, on_forward}, {SIGUSR2, on_forward},
 	{SIGCHLD, on_wake}, {SIGWINCH, on_wake}, {SIGPIPE, SIG_IGN},
 };
+enum { NSIG_RUN = sizeof run_signals / sizeof run_signals[0] };
+
+/* Puts back the dispositions the wrapper found (sa_old) of the signals
+ * whose handler is `which` (NULL: of all). SIGPIPE stays ignored: the
+ * report may still meet a closed pipe. */
+static void restore_signals(const struct sigaction *sa_old, void (*which)(int))
+{
+	for (size_t i = 0; i < NSIG_RUN; i++)
+		if (run_signals[i].sig != SIGPIPE && (!which || run_signals[i].handler == which))
+			sigaction(run_signals[i].sig, &sa_old[i], NULL);
+}
 
 static double mono(void)
 {
@@ -207,9 +222,10 @@ static long count_nl(const char *p, size_t n)
 	return k;
 }
 
-/* Complete lines text[0..n) (n ends after a '\n', or is a forced cut):
- * into the capture file, and through the scanner's prefilter (SIMD, the
- * same atoms kg_scan_log uses) and, on a hit, its OOM grammars. */
+/* Complete lines text[0..n) (n ends after a '\n', or is a forced cut,
+ * which cut_line ends): into the capture file, and through the scanner's
+ * prefilter (SIMD, the same atoms kg_scan_log uses) and, on a hit, its
+ * OOM grammars. */
 static void take_lines(watch *w, const char *text, size_t n)
 {
 	if (!n)
@@ -267,7 +283,22 @@ static void take_lines(watch *w, const char *text, size_t n)
 	w->lines += count_nl(text, n);
 }
 
-/* New bytes of one stream: pass through, then capture whole lines. */
+/* The first n bytes of a line that has gone on for more than KG_MAX_LINE
+ * bytes without an end: into the capture file as a line of their own,
+ * ended there, so that the other stream's next line starts a line (glued
+ * to the piece, more than 1 MiB into a line, the scanner never matched it:
+ * an OOM on stderr after a tqdm bar on stdout went unseen; issue 34). The
+ * rest goes on as the next line. */
+static void cut_line(watch *w, const char *text, size_t n)
+{
+	take_lines(w, text, n);
+	if (!w->cap_failed && fputc('\n', w->cap) == EOF)
+		w->cap_failed = true;
+	w->lines++;
+}
+
+/* New bytes of one stream: pass through, then capture whole lines (a line
+ * longer than KG_MAX_LINE in pieces of that size, cut_line). */
 static void feed(stream *s, watch *w, const char *buf, size_t n)
 {
 	if (!s->file && !s->out_broken && write_all(s->out, buf, n) < 0) {
@@ -285,10 +316,13 @@ static void feed(stream *s, watch *w, const char *buf, size_t n)
 			break;
 		}
 	size_t done = last ? (size_t)(last - s->pend.data) : 0;
-	if (!last && s->pend.len > KG_MAX_LINE)
-		done = s->pend.len; /* an overlong line: cut it */
-	if (done) {
+	if (done)
 		take_lines(w, s->pend.data, done);
+	while (s->pend.len - done > KG_MAX_LINE) {
+		cut_line(w, s->pend.data + done, KG_MAX_LINE);
+		done += KG_MAX_LINE;
+	}
+	if (done) {
 		memmove(s->pend.data, s->pend.data + done, s->pend.len - done);
 		s->pend.len -= done;
 	}
@@ -418,17 +452,21 @@ static int open_stream(stream *s, int out, const stream *other)
 }
 
 /* The directory holding the Python hook (hooks/sitecustomize.py): beside
- * the rules in use (<datadir>/kgmem-diagnose/hooks when installed, the
+ * the rules in use, the first $KGMEM_RULES_PATH directory's first, then
+ * the installed rules' (<datadir>/kgmem-diagnose/hooks when installed, the
  * source tree's hooks/ when run from a build directory), else the
  * configured install location. NULL when none has the hook. */
 static const char *hook_dir(void)
 {
 	static char dir[4200];
 	struct stat st;
-	const char *rules = kg_rules_dir();
-	const char *slash = strrchr(rules, '/');
-	if (slash) {
-		snprintf(dir, sizeof dir, "%.*s/hooks", (int)(slash - rules), rules);
+	size_t nrules;
+	const char *const *rules = kg_rules_dirs(&nrules);
+	for (size_t i = nrules; i-- > 0;) {
+		const char *slash = strrchr(rules[i], '/');
+		if (!slash)
+			continue;
+		snprintf(dir, sizeof dir, "%.*s/hooks", (int)(slash - rules[i]), rules[i]);
 		char f[4300];
 		snprintf(f, sizeof f, "%s/sitecustomize.py", dir);
 		if (stat(f, &st) == 0)
@@ -453,24 +491,95 @@ static void set_hook_env(const char *hook, const char *dir, const char *tag)
 	setenv("KGMEM_SNAPSHOT_TAG", tag, 1);
 }
 
-/* Snapshots the hook wrote during this run: DIR/kgmem-oom-TAG-*.pickle,
- * TAG being this wrapper's (set_hook_env), so ranks sharing DIR each read
- * only their own. */
-static void find_snapshots(const char *dir, const char *tag, time_t since, const char ***v, size_t *n)
+/* The name by which kg_diagnose() reads exactly the file open as fd:
+ * /proc/self/fd/FD, or NULL where /proc does not show it. malloc'd. */
+static char *fd_name(int fd)
 {
-	char *pat = kg_asprintf("%s/kgmem-oom-%s-*.pickle", dir, tag);
-	glob_t g;
-	if (glob(pat, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			struct stat st;
-			if (stat(g.gl_pathv[i], &st) == 0 && st.st_mtime >= since - 1) {
-				*v = kg_realloc(*v, (*n + 1) * sizeof **v);
-				(*v)[(*n)++] = kg_strdup(g.gl_pathv[i]);
-			}
-		}
-		globfree(&g);
+	char *p = kg_asprintf("/proc/self/fd/%d", fd);
+	struct stat a, b;
+	if (fstat(fd, &a) == 0 && stat(p, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* A file the diagnosis reads under another name: the snapshot `name`,
+ * open as fd, read as `read_as` (fd_name, or name itself without /proc). */
+typedef struct runfile {
+	char *name, *read_as;
+	int fd;
+} runfile;
+
+static int runfile_cmp(const void *a, const void *b)
+{
+	return strcmp(((const runfile *)a)->name, ((const runfile *)b)->name);
+}
+
+static void runfiles_free(runfile *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].read_as != v[i].name)
+			free(v[i].read_as);
+		free(v[i].name);
+		if (v[i].fd >= 0)
+			close(v[i].fd);
 	}
-	free(pat);
+	free(v);
+}
+
+/* Snapshots the hook wrote during this run: the files
+ * DIR/kgmem-oom-TAG-*.pickle, TAG being this wrapper's (set_hook_env), so
+ * ranks sharing DIR each read only their own. DIR is a name, never a
+ * pattern (a directory "sn[1]" is read as itself), and each file is opened
+ * here without following a link or waiting for a writer (O_NOFOLLOW,
+ * O_NONBLOCK) and read through that descriptor: anything but a regular
+ * file at such a name (a FIFO someone planted at the predictable name,
+ * which hung the wrapper, a device, a link) is skipped with a note in
+ * *skipped (issue 34). */
+static void find_snapshots(const char *dir, const char *tag, time_t since, runfile **v, size_t *n,
+			   char ***skipped, size_t *nskipped)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char *prefix = kg_asprintf("kgmem-oom-%s-", tag);
+	size_t pl = strlen(prefix), sl = strlen(".pickle");
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *f = de->d_name;
+		size_t fl = strlen(f);
+		if (fl <= pl + sl || strncmp(f, prefix, pl) || strcmp(f + fl - sl, ".pickle"))
+			continue;
+		char *path = kg_asprintf("%s/%s", dir, f);
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			*skipped = kg_realloc(*skipped, (*nskipped + 1) * sizeof **skipped);
+			(*skipped)[(*nskipped)++] = kg_asprintf(
+				"run: --snapshot-on-oom: %s: %s; not read", path,
+				fd < 0 ? strerror(errno) : "not a regular file");
+			if (fd >= 0)
+				close(fd);
+			free(path);
+			continue;
+		}
+		if (st.st_mtime < since - 1) {
+			close(fd);
+			free(path);
+			continue;
+		}
+		*v = kg_realloc(*v, (*n + 1) * sizeof **v);
+		runfile *r = &(*v)[(*n)++];
+		r->name = path;
+		r->fd = fd;
+		r->read_as = fd_name(fd);
+		if (!r->read_as)
+			r->read_as = path;
+	}
+	closedir(d);
+	free(prefix);
+	if (*n > 1) /* readdir's order is the file system's */
+		qsort(*v, *n, sizeof **v, runfile_cmp);
 }
 
 /* Appends one record (a JSON line) to a spool in a single write(2) with
@@ -539,6 +648,13 @@ static int write_report(const char *path, const kg_report *rep, bool lines, kg_e
 int kg_cmd_run(int argc, char **argv)
 {
 	const char *report = NULL, *logpath = NULL, *snapdir = NULL, *format = "text";
+	struct sigaction sa_old[NSIG_RUN]; /* the dispositions found, once handlers is set */
+	bool handlers = false;
+	runfile *snaps = NULL;    /* this run's snapshots (find_snapshots) */
+	size_t nsnaps = 0, nskipped = 0;
+	char **skipped = NULL;    /* notes on files skipped in DIR */
+	int cap_keep = -1;        /* the capture file, open for the diagnosis */
+	char *cap_name = NULL;    /* its /proc/self/fd name, once unlinked */
 	char *snapabs = NULL; /* --snapshot-on-oom DIR made absolute */
 	enum kg_severity fail_on = KG_SEV_NONE;
 	const char **configs = NULL;
@@ -638,8 +754,12 @@ int kg_cmd_run(int argc, char **argv)
 		snapdir = snapabs;
 	}
 
-	/* the capture file: --log FILE, or a private temporary file */
+	/* the capture file: --log FILE, or a private temporary file, removed
+	 * at once where /proc lets the diagnosis read it through a descriptor
+	 * of ours (cap_keep), so that no kill leaves it behind */
 	char tmpl[4096] = "";
+	const char *td = getenv("TMPDIR");
+	td = td && *td ? td : "/tmp";
 	FILE *cap = NULL;
 	if (logpath) {
 		cap = fopen(logpath, "w");
@@ -649,17 +769,21 @@ int kg_cmd_run(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		const char *td = getenv("TMPDIR");
-		snprintf(tmpl, sizeof tmpl, "%s/kgmem-run.XXXXXX", td && *td ? td : "/tmp");
+		snprintf(tmpl, sizeof tmpl, "%s/kgmem-run.XXXXXX", td);
 		int fd = mkostemp(tmpl, O_CLOEXEC);
 		if (fd < 0 || !(cap = fdopen(fd, "w"))) {
-			fprintf(stderr, "%s: cannot create a capture file in %s: %s\n", progname,
-				td && *td ? td : "/tmp", strerror(errno));
+			fprintf(stderr, "%s: cannot create a capture file in %s: %s\n", progname, td,
+				strerror(errno));
 			rc = 125;
 			goto out;
 		}
+		cap_keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (cap_keep >= 0 && (cap_name = fd_name(cap_keep))) {
+			unlink(tmpl);
+			tmpl[0] = '\0';
+		}
 	}
-	const char *cap_path = logpath ? logpath : tmpl;
+	const char *cap_path = logpath ? logpath : cap_name ? cap_name : tmpl;
 	/* one write(2) per MiB of output, not one per chunk read */
 	setvbuf(cap, NULL, _IOFBF, 1 << 20);
 
@@ -697,13 +821,13 @@ int kg_cmd_run(int argc, char **argv)
 
 	/* signals: block until the handlers are in place and the pid known;
 	 * CMD gets back the dispositions the wrapper found */
-	enum { NSIG_RUN = sizeof run_signals / sizeof run_signals[0] };
 	sigset_t all, old;
 	sigemptyset(&all);
 	for (size_t i = 0; i < NSIG_RUN; i++)
 		sigaddset(&all, run_signals[i].sig);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	struct sigaction sa_old[NSIG_RUN], ttou_old;
+	struct sigaction ttou_old;
+	handlers = true;
 	for (size_t i = 0; i < NSIG_RUN; i++) {
 		struct sigaction sa = {0};
 		sigemptyset(&sa.sa_mask);
@@ -857,14 +981,19 @@ int kg_cmd_run(int argc, char **argv)
 	}
 	if (!reaped)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+	/* CMD is gone: from here to the exit, SIGINT, SIGTERM, SIGHUP, SIGUSR1
+	 * and SIGUSR2 reach on_forward with no group to pass them to, so they
+	 * are dropped: a scheduler's SIGTERM at a time limit, or a terminal
+	 * closing, while the output is diagnosed no longer kills the wrapper
+	 * before --report is written (the exit status stays CMD's; issue 34).
+	 * SIGKILL still ends it; the capture file is already unlinked. */
 	child_pgid = 0;
 	if (fg)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
-	for (size_t i = 0; i < NSIG_RUN; i++)
-		if (run_signals[i].sig != SIGPIPE) /* the report may still meet a closed pipe */
-			sigaction(run_signals[i].sig, &sa_old[i], NULL);
+	restore_signals(sa_old, on_wake);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
+	wake_pipe[0] = wake_pipe[1] = -1;
 	bool cap_bad = w.cap_failed | (fflush(cap) != 0);
 	fclose(cap);
 	cap = NULL;
@@ -895,10 +1024,8 @@ int kg_cmd_run(int argc, char **argv)
 		ri.nreadings = w.nev;
 	}
 
-	const char **snaps = NULL;
-	size_t nsnaps = 0;
 	if (snapdir)
-		find_snapshots(snapdir, tag, wall0, &snaps, &nsnaps);
+		find_snapshots(snapdir, tag, wall0, &snaps, &nsnaps, &skipped, &nskipped);
 	bool oom = w.ooms > 0 || host_oom || nsnaps > 0;
 	if (!oom && !report)
 		goto out_ev;
@@ -911,25 +1038,44 @@ int kg_cmd_run(int argc, char **argv)
 	if (stat(cap_path, &cst) == 0 && cst.st_size > 0)
 		paths[npaths++] = cap_path;
 	for (size_t i = 0; i < nsnaps; i++)
-		paths[npaths++] = snaps[i];
+		paths[npaths++] = snaps[i].read_as;
 	kg_options opt = {.format = format, .fail_on = fail_on, .configs = configs,
 			  .nconfigs = nconfigs, .color = 0, .progress = 0};
 	kg_report rep;
 	kg_report_init(&rep);
 	kg_error err = {0};
 	enum kg_status ds = npaths ? kg_diagnose(paths, npaths, &opt, &rep, &err) : KG_STATUS_OK;
+	/* the report names what was read as the user knows it: the captured
+	 * output "<output>", a snapshot by its path (not /proc/self/fd/N) */
 	if (!logpath)
 		kg_report_rename_input(&rep, cap_path, "<output>");
-	if (cap_bad)
-		kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
-			       "the diagnosis saw only part of the output", cap_path);
+	for (size_t i = 0; i < nsnaps; i++)
+		if (snaps[i].read_as != snaps[i].name)
+			kg_report_rename_input(&rep, snaps[i].read_as, snaps[i].name);
+	for (size_t i = 0; i < nskipped; i++)
+		kg_report_note(&rep, "%s", skipped[i]);
+	if (cap_bad) {
+		if (logpath)
+			kg_report_note(&rep, "run: the capture file %s could not be written completely (disk full?); "
+				       "the diagnosis saw only part of the output", logpath);
+		else
+			kg_report_note(&rep, "run: the capture file in %s could not be written completely (disk full?); "
+				       "the diagnosis saw only part of the output", td);
+	}
 	kg_run_attach(&rep, &ri);
 	if (snapdir && w.ooms > 0 && nsnaps == 0)
 		kg_report_note(&rep, "run: --snapshot-on-oom %s: no snapshot of this run was found there "
 			       "(the hook writes one when a Python program using torch runs out of CUDA memory)",
 			       snapdir);
-	if (ds != KG_STATUS_OK)
-		fprintf(stderr, "%s: diagnosis: %s: %s\n", progname, err.path[0] ? err.path : "?", err.msg);
+	if (ds != KG_STATUS_OK) {
+		const char *where = err.path[0] ? err.path : "?";
+		if (!logpath && !strcmp(where, cap_path))
+			where = "<output>";
+		for (size_t i = 0; i < nsnaps; i++)
+			if (!strcmp(where, snaps[i].read_as))
+				where = snaps[i].name;
+		fprintf(stderr, "%s: diagnosis: %s: %s\n", progname, where, err.msg);
+	}
 	if (oom) {
 		fflush(stdout);
 		if (!strcmp(format, "json")) {
@@ -960,9 +1106,6 @@ int kg_cmd_run(int argc, char **argv)
 				rc = KG_EXIT_FINDINGS;
 	kg_report_free(&rep);
 	free(paths);
-	for (size_t i = 0; i < nsnaps; i++)
-		free((char *)snaps[i]);
-	free(snaps);
 out_ev:
 	for (size_t i = 0; i < w.nev; i++)
 		kg_reading_free(&w.ev[i]);
@@ -972,6 +1115,15 @@ out_cap:
 	if (tmpl[0])
 		unlink(tmpl);
 out:
+	if (handlers)
+		restore_signals(sa_old, NULL);
+	runfiles_free(snaps, nsnaps);
+	for (size_t i = 0; i < nskipped; i++)
+		free(skipped[i]);
+	free(skipped);
+	if (cap_keep >= 0)
+		close(cap_keep);
+	free(cap_name);
 	free(snapabs);
 	free(configs);
 	free(labels);

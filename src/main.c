@@ -101,10 +101,12 @@ static int read_rules_version(const char *dir, size_t dirlen, char *buf, size_t 
 	return buf[0] ? 0 : -1;
 }
 
-/* Version of the rule set that would be used (rules.c kg_rules_dir()). */
+/* Version of the rule set that would be used: its VERSION file
+ * (paths.h kg_rules_data_dir: the first $KGMEM_RULES_PATH directory with
+ * one, else the installed rules'). */
 static void rules_version(char *ver, size_t n, char *where, size_t wn)
 {
-	const char *dir = kg_rules_dir();
+	const char *dir = kg_rules_data_dir("VERSION");
 	snprintf(where, wn, "%s", dir);
 	if (read_rules_version(dir, strlen(dir), ver, n) < 0) {
 		snprintf(ver, n, "unknown");

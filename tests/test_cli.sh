@@ -108,6 +108,39 @@ check "Slurm %t names give the rank; a binary file in the directory is skipped w
 check "several files on the command line: ranks from their paths" \
   "python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert [i[\"rank\"] for i in d[\"incidents\"]]==[None,3], [i[\"rank\"] for i in d[\"incidents\"]]'" "$(head -c 600 $tmp/o)"
 
+# issue 34 (N7): one JSON document is a snapshot or memory_stats() by its
+# top-level keys; the same keys nested deeper (the tool's own JSON report,
+# a one-record --report spool) leave it text, so a directory holding one
+# is not refused
+seedlog=$root/testdata/logs/seed-001-rotate-eval.log
+mkdir -p "$tmp/withreport"; cp "$seedlog" "$tmp/withreport/train.log"
+"$exe" --format json -o "$tmp/withreport/kgmem-report.json" "$tmp/withreport/train.log"
+"$exe" "$tmp/withreport" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a directory with the tool's own JSON report in it: exit 0, train.log diagnosed" \
+	"[ $rc = 0 ] && grep -q '^$tmp/withreport/train.log:27: error\[eval-blowup' $tmp/o && ! grep -q 'neither an allocator snapshot' $tmp/e" "rc=$rc $(cat "$tmp/e")"
+"$exe" --fail-on error "$tmp/withreport" >/dev/null 2>&1; rc=$?
+check "--fail-on error on that directory: exit 1, not 3" "[ $rc = 1 ]" "rc=$rc"
+"$exe" run --report "$tmp/spool.jsonl" --label job=1 -- sh -c "cat '$seedlog' >&2; exit 1" >/dev/null 2>&1
+"$exe" "$tmp/spool.jsonl" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a one-record --report spool is read as text (exit 0)" "[ $rc = 0 ] && [ \$(wc -l <$tmp/spool.jsonl) = 1 ] && [ ! -s $tmp/e ]" "rc=$rc $(cat "$tmp/e")"
+"$exe" "$root/testdata/logs/capacity-hf-trainer-banner.log.json" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a golden JSON report (incidents, summary at the top) is read as text (exit 0)" "[ $rc = 0 ] && [ ! -s $tmp/e ]" "rc=$rc $(cat "$tmp/e")"
+printf '{"note": "\\"segments\\": [] and \\"allocated_bytes.all.current\\": 1", "x": {"segments": [], "num_ooms": 1}}\n' >"$tmp/nested.json"
+"$exe" --format json "$tmp/nested.json" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "snapshot keys in a string or a nested object only: text" \
+	"[ $rc = 0 ] && python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert d[\"inputs\"][0][\"kind\"]==\"log\", d[\"inputs\"]'" "rc=$rc $(cat "$tmp/e")"
+python3 -c '
+import json, sys
+flat = {"active.all.current": 3, "allocated_bytes.all.current": 1048576, "reserved_bytes.all.peak": 2097152, "num_ooms": 1}
+nested = {"pad": {"k%d" % i: "v" * 50 for i in range(40)}, "allocated_bytes": {"all": {"current": 1048576, "peak": 2097152}}, "num_ooms": 2}
+seg = {"segments": [{"device": 0, "address": 0, "total_size": 2097152, "allocated_size": 512, "active_size": 512, "requested_size": 500, "stream": 0, "segment_type": "small", "blocks": [{"size": 512, "requested_size": 500, "state": "active_allocated"}, {"size": 2096640, "state": "inactive"}]}], "device_traces": [[]]}
+json.dump(flat, open(sys.argv[1], "w"), indent=2)
+json.dump(nested, open(sys.argv[2], "w"), indent=2)
+json.dump(seg, open(sys.argv[3], "w"))' "$tmp/stats-flat.json" "$tmp/stats-nested.json" "$tmp/seg.json"
+"$exe" --format json "$tmp/stats-flat.json" "$tmp/stats-nested.json" "$tmp/seg.json" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "memory_stats() flat and nested (a key after 2 KiB) and a snapshot by their top-level keys" \
+	"[ $rc = 0 ] && python3 -c 'import json; d=json.load(open(\"$tmp/o\")); assert [i[\"kind\"] for i in d[\"inputs\"]]==[\"memory_stats\", \"memory_stats\", \"snapshot\"], d[\"inputs\"]'" "rc=$rc $(cat "$tmp/e") $(head -c 300 "$tmp/o")"
+
 # --- the same incidents from a file, stdin and gzip
 "$exe" --format json "$log" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["incidents"]))' | sed 's#"path": "[^"]*"#"path": X#g' >"$tmp/a"
 "$exe" --format json - <"$log" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["incidents"]))' | sed 's#"path": "[^"]*"#"path": X#g' >"$tmp/b"

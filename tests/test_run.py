@@ -10,6 +10,7 @@ import json
 import re
 import os
 import pty
+import select
 import signal
 import subprocess
 import sys
@@ -617,6 +618,127 @@ check(len(here) == 1 and kinds.count("snapshot") == 1
 r = run(["--snapshot-on-oom", os.path.join(TMP, "snaps5"), "--", "sh", oom0])
 check(b"--snapshot-on-oom" in r.stderr and b"no snapshot" in r.stderr,
       "an OOM with --snapshot-on-oom and no snapshot written: said so", r.stderr[-400:])
+
+# --- issue 34 (an outside tester's second round)
+# N2: a line over 1 MiB (a tqdm bar of \r updates on stdout, no \n for 15
+# minutes) is ended in the capture file where it is cut, so the OOM logged
+# on stderr meanwhile is a line of its own and is found
+tq = script("tqdm_oom.py", r'''
+import sys, logging
+n = int(sys.argv[1])
+for i in range(n):
+    sys.stdout.write("\r%3d%%|%s| %d/%d [00:%02d<00:10, 11.2it/s]" % (i*100//n, "#"*(i*40//n), i, n, i%60)); sys.stdout.flush()
+logging.basicConfig(format="%(asctime)s %(levelname)s %(message)s")
+logging.error("step 812: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.00 GiB is free. Including non-PyTorch memory, this process has 78.00 GiB memory in use. Of the allocated memory 70.00 GiB is allocated by PyTorch, and 7.00 GiB is reserved by PyTorch but unallocated.")
+sys.exit(1)
+''')
+rep_tq, cap_tq = os.path.join(TMP, "tq.json"), os.path.join(TMP, "tq.log")
+r = run(["--report", rep_tq, "--log", cap_tq, "--", PY, tq, "20000"])
+d = json.load(open(rep_tq)) if os.path.exists(rep_tq) else {}
+caplines = open(cap_tq, "rb").read().split(b"\n") if os.path.exists(cap_tq) else []
+oomline = [l for l in caplines if b"OutOfMemoryError" in l]
+check(r.returncode == 1 and d.get("summary", {}).get("incidents") == 1,
+      "an OOM on stderr after a 1.2 MB tqdm bar on stdout is found", (r.returncode, d.get("summary"), r.stderr[-300:]))
+check(len(r.stdout) > 1048576 and max(len(l) for l in caplines) <= 1048576 and len(oomline) == 1
+      and oomline[0].startswith(b"20"),
+      "the capture file: the bar cut at 1 MiB with a line end, the OOM line whole on a line of its own",
+      [len(l) for l in caplines])
+
+# N4: a signal while the output is diagnosed after CMD exited: the wrapper
+# finishes (--report written, CMD's status), and the capture file in TMPDIR
+# is gone, even after SIGKILL. The report goes to a FIFO, so the wrapper
+# is held in its last step until the test reads it.
+def late_signals(sigs):
+    td = tempfile.mkdtemp(dir=TMP)
+    fifo = os.path.join(td, "report.fifo")
+    os.mkfifo(fifo)
+    errf = open(os.path.join(td, "err"), "wb")
+    p = subprocess.Popen([EXE, "run", "--report", fifo, "--", "sh", "-c", 'cat "%s" >&2; exit 5' % OOM_LOG],
+                         stdout=subprocess.DEVNULL, stderr=errf, env=env(TMPDIR=td))
+    time.sleep(1.5)  # CMD has exited; the wrapper waits for a reader of the FIFO
+    for s in sigs:
+        os.kill(p.pid, s)
+        time.sleep(0.1)
+    time.sleep(0.3)
+    alive = p.poll() is None
+    left = [f for f in os.listdir(td) if f.startswith("kgmem-run.")]
+    data = b""
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    t0 = time.time()
+    while time.time() - t0 < 20:
+        rd, _, _ = select.select([fd], [], [], 0.2)
+        chunk = os.read(fd, 65536) if rd else None
+        if chunk:
+            data += chunk
+        elif p.poll() is not None:
+            break
+    os.close(fd)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    errf.close()
+    try:
+        rep = json.loads(data)
+    except ValueError:
+        rep = {}
+    return alive, p.returncode, rep, left
+alive, rc, rep, left = late_signals([signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGUSR1])
+check(alive and rc == 5 and rep.get("run", {}).get("exit_code") == 5 and rep.get("summary", {}).get("incidents") == 1
+      and left == [],
+      "SIGTERM, SIGHUP, SIGINT, SIGUSR1 after CMD exited: the report is written, exit status 5, no capture file left",
+      (alive, rc, rep.get("run", {}).get("exit_code"), left))
+alive, rc, rep, left = late_signals([signal.SIGKILL])
+check(rc == -signal.SIGKILL and left == [], "SIGKILL to the wrapper after CMD exited leaves no capture file in TMPDIR",
+      (rc, left))
+
+# N5: --snapshot-on-oom DIR is a name, not a glob pattern, and only regular
+# files at this run's snapshot names are read: a FIFO planted there does not
+# hang the wrapper
+planter = script("plant.py", r'''
+import os, sys
+d, tag = os.environ["KGMEM_SNAPSHOT_DIR"], os.environ["KGMEM_SNAPSHOT_TAG"]
+os.mkfifo(os.path.join(d, "kgmem-oom-%s-1-1.pickle" % tag))
+sys.stderr.write(open(sys.argv[1]).read())
+sys.exit(1)
+''')
+fifodir = os.path.join(TMP, "snaps-fifo")
+try:
+    r = subprocess.run([EXE, "run", "--snapshot-on-oom", fifodir, "--", PY, planter, OOM_LOG],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=hookenv, timeout=30)
+    hung = False
+except subprocess.TimeoutExpired:
+    hung = True
+check(not hung and r.returncode == 1 and b"not a regular file" in r.stderr and b"error[" in r.stderr,
+      "a FIFO at the run's snapshot name: skipped with a note, the wrapper exits with CMD's status",
+      "hung 30 s" if hung else (r.returncode, r.stderr[-400:]))
+for name in ("sn[1]", "sn*", "a b", "-dash"):
+    sd = os.path.join(TMP, "globs", name)
+    os.makedirs(sd)
+    rep_g = os.path.join(TMP, "globs", "r.json")
+    r = run(["--snapshot-on-oom", sd, "--report", rep_g, "--", PY, train, OOM_LOG], env=dict(hookenv, PYTHONPATH=fake))
+    d = json.load(open(rep_g)) if os.path.exists(rep_g) else {}
+    kinds = [i.get("kind") for i in d.get("inputs", [])]
+    paths = [i.get("path", "") for i in d.get("inputs", [])]
+    check(len(os.listdir(sd)) == 1 and kinds.count("snapshot") == 1 and b"no snapshot" not in r.stderr
+          and any(p.startswith(sd + "/kgmem-oom-") for p in paths),
+          "--snapshot-on-oom %r: the snapshot written there is read, under its own name" % name,
+          (os.listdir(sd), kinds, paths, r.stderr[-300:]))
+    if os.path.exists(rep_g):
+        os.unlink(rep_g)
+
+# N15: notes name the captured output <output>, never the deleted
+# $TMPDIR/kgmem-run.* file (nor the descriptor it is read through)
+seedlog = os.path.join(os.path.abspath(ROOT), "testdata/logs/seed-001-rotate-eval.log")
+rep_n = os.path.join(TMP, "notes.json")
+r = run(["--report", rep_n, "--", "sh", "-c", 'cat "%s" >&2; exit 1' % seedlog])
+d = json.load(open(rep_n)) if os.path.exists(rep_n) else {}
+notes = d.get("notes", [])
+check(any(x.startswith("<output>:1: the log names the config") for x in notes)
+      and b"kgmem-run." not in r.stderr + open(rep_n, "rb").read()
+      and b"/proc/self/fd" not in r.stderr + open(rep_n, "rb").read(),
+      "notes name <output>, not the capture file", notes)
 
 subprocess.run(["rm", "-rf", TMP])
 print("1..%d" % n)

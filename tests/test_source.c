@@ -87,6 +87,18 @@ static void test_sniff(void)
 		 "one memory_stats() document is JSON"},
 		{"other.json", "{\"name\": \"run\", \"lr\": 0.1}\n", KG_KIND_LOG,
 		 "a JSON object of other keys is read as text"},
+		/* issue 34 (N7): by the top-level keys, not anywhere */
+		{"report.json", "{\n  \"schema\": \"kgmem-diagnose/1\",\n  \"snapshots\": [{\"stats\": "
+		 "{\"allocated_bytes.all.current\": 1024}, \"segments\": 1}],\n  \"num_ooms\": [1]\n}\n",
+		 KG_KIND_JSON, "memory_stats keys nested, one at the top level: JSON"},
+		{"report2.json", "{\n  \"schema\": \"kgmem-diagnose/1\",\n  \"snapshots\": [{\"stats\": "
+		 "{\"allocated_bytes.all.current\": 1024, \"num_ooms\": 1}, \"segments\": []}]\n}\n",
+		 KG_KIND_LOG, "snapshot and memory_stats keys only nested (the tool's own report): text"},
+		{"string.json", "{\"msg\": \"{\\\"segments\\\": [], \\\"num_ooms\\\": 1}\", \"k\": \"segments\"}\n",
+		 KG_KIND_LOG, "snapshot keys inside strings, escaped quotes too: text"},
+		{"snap.json", "{\"segments\": [{\"device\": 0}], \"device_traces\": [[]]}", KG_KIND_JSON,
+		 "an allocator snapshot as JSON: JSON"},
+		{"active.json", "{\"active.all.current\": 1}", KG_KIND_JSON, "memory_stats' active.* keys: JSON"},
 		{"dashes.log", "---\nstep 1 | loss 0.5\nRuntimeError: CUDA error: out of memory\n", KG_KIND_LOG,
 		 "a log starting with --- is a log"},
 		{"cfg.yaml", "---\nmodel:\n  dim: 512\n  name: rotate\ndata:\n  test_bs: 128\n", KG_KIND_YAML,

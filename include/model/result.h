@@ -63,10 +63,12 @@ void kg_report_add_snapshot(kg_report *r, kg_snapshot *s);
 kg_patch_result *kg_report_add_patch(kg_report *r, const char *path, const char *diff);
 
 /* Renames an input everywhere the report shows it: every input whose
- * display name is `from` and every incident whose path is `from` get `to`
- * (copied). --stdin-filename renames "<stdin>", so that SARIF locations,
- * GitHub annotations and the text headline name the file the log came
- * from; `run` renames its capture file to "<output>". */
+ * display name is `from`, every incident and snapshot whose path is
+ * `from` and every note that starts with "`from`:" get `to` (copied).
+ * --stdin-filename renames "<stdin>", so that SARIF locations, GitHub
+ * annotations and the text headline name the file the log came from;
+ * `run` renames its capture file to "<output>" and each snapshot it read
+ * through its open descriptor back to the snapshot's own path. */
 void kg_report_rename_input(kg_report *r, const char *from, const char *to);
 
 /* Counts for "summary": incidents by their severity (kg_incident_severity

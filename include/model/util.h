@@ -130,6 +130,13 @@ bool kg_locale_utf8(void);
  * as they are. malloc'd. */
 char *kg_ascii_glyphs(const char *s);
 
+/* For n strings (NULL allowed, equal to nothing): first[i] = the index of
+ * the first of keys[0..n) equal to keys[i], i itself when keys[i] is the
+ * first of its kind. Sorts a copy: O(n log n) comparisons, for a rule set's
+ * ids as for a mapping's keys. first: n entries, the caller's. Returns how
+ * many i repeat an earlier string (first[i] != i). Never fails. */
+size_t kg_first_equal(const char *const *keys, size_t n, size_t *first);
+
 /* Case-insensitive memmem over [h, h+hn); returns pointer or NULL. */
 const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t nn);
 

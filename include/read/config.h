@@ -78,7 +78,8 @@ typedef struct kg_config {
 } kg_config;
 
 /* Reads and parses a YAML config (at most 16 MiB), with the registries
- * from kg_rules_dir(). Returns NULL and err (line set where it applies) on
+ * keys.yaml and datasets.yaml each from kg_rules_data_dir() (the first
+ * $KGMEM_RULES_PATH directory that has it, else the installed rules). Returns NULL and err (line set where it applies) on
  * an unreadable file, invalid YAML, a document that is not a mapping, a
  * mapping that repeats a key (the second line, naming the first), two
  * roles on one node through an alias (both keys' lines), aliases that
@@ -86,7 +87,7 @@ typedef struct kg_config {
  * levels, or a broken registry. A role key whose value is a mapping or sequence where a
  * number is expected is not an error: it is skipped with a warning. */
 kg_config *kg_config_load(const char *path, kg_error *err);
-/* Same, with an explicit rules directory (NULL = kg_rules_dir()). */
+/* Same, with an explicit rules directory (NULL: as kg_config_load). */
 kg_config *kg_config_load_rules(const char *path, const char *rules_dir, kg_error *err);
 /* Same on text already in memory; `name` is used in messages and as path. */
 kg_config *kg_config_parse(const char *name, const char *text, size_t len,

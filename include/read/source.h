@@ -71,8 +71,21 @@ int kg_source_open(kg_source *src, const char *path, kg_error *err);
  * memory buffer. Returns 0, or -1 with err as kg_source_open. */
 int kg_source_open_fd(kg_source *src, int fd, const char *name, kg_error *err);
 
-/* Kind of the opened input from its first bytes (see kg_kind). */
+/* Kind of the opened input from its first bytes (see kg_kind). One JSON
+ * document is KG_KIND_JSON (a snapshot or memory_stats()) by its shape:
+ * a top-level key within the first KG_SNIFF_BYTES that
+ * kg_snapshot_json_key() knows; the same keys nested deeper (the tool's
+ * own JSON report, a one-record --report spool) leave it text. */
 kg_kind kg_source_sniff(const kg_source *src);
+
+/* What a top-level key key[0..n) of a JSON object says the object is:
+ * 1 an allocator snapshot's (segments, device_traces;
+ * torch.cuda.memory._snapshot()), 2 memory_stats()'s (allocated_bytes,
+ * reserved_bytes, active, active_bytes, inactive_split,
+ * inactive_split_bytes, requested_bytes, allocation, segment, each alone
+ * or before a '.'; num_ooms, num_alloc_retries; torch/cuda/memory.py),
+ * 0 neither. */
+int kg_snapshot_json_key(const char *key, size_t n);
 
 /* Reads up to n decompressed bytes (the sniffed head first). Returns the
  * count, 0 at end of input, or -1 with err (e.g. "truncated gzip data at

@@ -252,6 +252,36 @@ static yaml_node_t *node(loader *L, int idx)
 	return yaml_document_get_node(L->doc, idx);
 }
 
+/* The pairs of mapping n (a rule, a remedy, its env or set, the priors)
+ * that repeat an earlier key, each reported at its place: a YAML loader
+ * keeps one of them, and this loader would run both together (two
+ * messages concatenated, the first `when` lost). Returns a flag per pair,
+ * true for a repeat (to be skipped; *bad then -1); the caller frees it. */
+static bool *repeated_keys(loader *L, const yaml_node_t *n, int *bad)
+{
+	size_t np = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	bool *rep = kg_calloc(np ? np : 1, sizeof *rep);
+	const char **keys = kg_malloc((np ? np : 1) * sizeof *keys);
+	size_t *first = kg_malloc((np ? np : 1) * sizeof *first);
+	for (size_t i = 0; i < np; i++)
+		keys[i] = scalar(node(L, n->data.mapping.pairs.start[i].key));
+	if (kg_first_equal(keys, np, first)) {
+		for (size_t i = 0; i < np; i++) {
+			if (first[i] == i)
+				continue;
+			rep[i] = true;
+			*bad = -1;
+			yaml_node_t *k = node(L, n->data.mapping.pairs.start[i].key);
+			yaml_node_t *k0 = node(L, n->data.mapping.pairs.start[first[i]].key);
+			NODE_ERR(L, k, "duplicate key '%s' (first at line %ld): give each key once", keys[i],
+				 (long)k0->start_mark.line + 1);
+		}
+	}
+	free(keys);
+	free(first);
+	return rep;
+}
+
 /* ---- templates ---------------------------------------------------------- */
 
 static void tpl_lit(tpl *t, const char *s, size_t n)
@@ -262,8 +292,9 @@ static void tpl_lit(tpl *t, const char *s, size_t n)
 	t->parts[t->nparts++] = (tpart){kg_strndup(s, n), NULL};
 }
 
-/* Compiles text with {expr} placeholders ({{ and }} are literal braces).
- * Returns 0 or -1 after reporting the error at its place. */
+/* Compiles text with {expr} placeholders ({{ and }} are literal braces)
+ * into *t (empty before). Returns 0, or -1 after reporting the error at
+ * its place, with *t left empty (nothing to free). */
 static int tpl_compile(loader *L, const yaml_node_t *n, const char *what, tpl *t)
 {
 	const char *s = scalar(n);
@@ -301,6 +332,7 @@ static int tpl_compile(loader *L, const yaml_node_t *n, const char *what, tpl *t
 		if (s[i] == '}') {
 			scalar_err(L, n, i, what, "unmatched '}' (write '}}' for a literal brace)");
 			kg_buf_free(&b);
+			tpl_free(t);
 			return -1;
 		}
 		if (s[i] != '{') {
@@ -314,6 +346,7 @@ static int tpl_compile(loader *L, const yaml_node_t *n, const char *what, tpl *t
 		if (!close) {
 			scalar_err(L, n, i, what, "'{' without a closing '}'");
 			kg_buf_free(&b);
+			tpl_free(t);
 			return -1;
 		}
 		tpl_lit(t, b.data ? b.data : "", b.len);
@@ -326,6 +359,7 @@ static int tpl_compile(loader *L, const yaml_node_t *n, const char *what, tpl *t
 		if (!x) {
 			scalar_err(L, n, i + 1 + off, what, e.msg);
 			kg_buf_free(&b);
+			tpl_free(t);
 			return -1;
 		}
 		t->parts = kg_realloc(t->parts, (t->nparts + 1) * sizeof *t->parts);
@@ -416,9 +450,12 @@ static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 	}
 	int bad = 0;
 	bool has_title = false;
+	bool *rep = repeated_keys(L, n, &bad);
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node(L, p->key), *v = node(L, p->value);
 		const char *key = scalar(k);
+		if (rep[p - n->data.mapping.pairs.start])
+			continue;
 		if (!key) {
 			NODE_ERR(L, k, "remedy keys must be strings");
 			bad = -1;
@@ -446,9 +483,12 @@ static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 				bad = -1;
 				continue;
 			}
+			bool *vrep = repeated_keys(L, v, &bad);
 			for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
 				yaml_node_t *kk = node(L, q->key), *vv = node(L, q->value);
 				const char *name = scalar(kk);
+				if (vrep[q - v->data.mapping.pairs.start])
+					continue;
 				if (!name || !name_ok(name, env) || (!env && strchr(name, '.'))) {
 					NODE_ERR(L, kk, env ? "env: '%s' is not an environment variable name"
 							    : "set: '%s' is not a config role (lower_case, e.g. eval_batch_size)",
@@ -473,11 +513,13 @@ static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 					r->set_values[r->nset++] = t;
 				}
 			}
+			free(vrep);
 		} else {
 			NODE_ERR(L, k, "unknown remedy key '%s' (title, when, env, set, code, caveat)", key);
 			bad = -1;
 		}
 	}
+	free(rep);
 	if (!has_title) {
 		NODE_ERR(L, n, "remedy without a title");
 		bad = -1;
@@ -497,9 +539,13 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 	}
 	int bad = 0;
 	yaml_node_t *when = NULL, *idn = NULL, *catn = NULL, *hypn = NULL, *strn = NULL;
+	yaml_node_t *titlen = NULL, *msgn = NULL;
+	bool *rep = repeated_keys(L, n, &bad);
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node(L, p->key), *v = node(L, p->value);
 		const char *key = scalar(k), *val = scalar(v);
+		if (rep[p - n->data.mapping.pairs.start])
+			continue;
 		if (!key) {
 			NODE_ERR(L, k, "rule keys must be strings");
 			bad = -1;
@@ -514,6 +560,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				r->id = kg_strdup(val);
 			}
 		} else if (!strcmp(key, "title")) {
+			titlen = v;
 			bad |= tpl_compile(L, v, "title", &r->title);
 		} else if (!strcmp(key, "category")) {
 			catn = v;
@@ -548,6 +595,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			}
 			bad |= when_compile(L, v, &r->when, &r->when_src);
 		} else if (!strcmp(key, "message")) {
+			msgn = v;
 			bad |= tpl_compile(L, v, "message", &r->message);
 		} else if (!strcmp(key, "evidence")) {
 			if (v->type != YAML_SEQUENCE_NODE) {
@@ -622,9 +670,10 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 			bad = -1;
 		}
 	}
+	free(rep);
 	static const char *const required[] = {"id", "title", "category", "severity", "when", "message"};
-	bool have[] = {idn != NULL, r->title.src != NULL, catn != NULL, r->severity != 0,
-		       when != NULL, r->message.src != NULL};
+	bool have[] = {idn != NULL, titlen != NULL, catn != NULL, r->severity != 0,
+		       when != NULL, msgn != NULL};
 	for (size_t i = 0; i < 6; i++) {
 		if (!have[i] && !(i == 3 && bad)) {
 			NODE_ERR(L, n, "rule%s%s has no '%s'", r->id ? " " : "", r->id ? r->id : "",
@@ -726,9 +775,13 @@ static void parse_priors(loader *L, yaml_node_t *root, double *prior, bool *have
 			continue;
 		}
 		bool have_p = false, have_src = false;
+		int dup = 0;
+		bool *rep = repeated_keys(L, v, &dup);
 		for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
 			yaml_node_t *qk = node(L, q->key), *qv = node(L, q->value);
 			const char *key = scalar(qk), *val = scalar(qv);
+			if (rep[q - v->data.mapping.pairs.start])
+				continue;
 			if (key && !strcmp(key, "prior")) {
 				char *end = NULL;
 				double x = val ? strtod(val, &end) : 0;
@@ -745,6 +798,7 @@ static void parse_priors(loader *L, yaml_node_t *root, double *prior, bool *have
 				NODE_ERR(L, qk, "unknown key '%s' (prior, source)", key ? key : "?");
 			}
 		}
+		free(rep);
 		if (!have_p || !have_src)
 			NODE_ERR(L, v, "'%s': needs both prior and source", cause);
 	}
@@ -880,12 +934,23 @@ static void load_path(loader *L, const char *path, rule ***out, size_t *nout, do
 	if (access(pf, F_OK) == 0)
 		load_file(L, pf, out, nout, prior, have);
 	free(pf);
-	for (size_t i = first; i < *nout; i++)
-		for (size_t j = first; j < i; j++)
-			if (!strcmp((*out)[i]->id, (*out)[j]->id))
-				lerr(L, (*out)[i]->file, (*out)[i]->line, 3,
-				     "duplicate rule id '%s' (first at %s:%ld)", (*out)[i]->id,
-				     (*out)[j]->file, (*out)[j]->line);
+	/* sorted, not pairwise: 66,000 rules took a minute pairwise */
+	size_t m = *nout - first;
+	const char **ids = kg_malloc((m ? m : 1) * sizeof *ids);
+	size_t *same = kg_malloc((m ? m : 1) * sizeof *same);
+	for (size_t i = 0; i < m; i++)
+		ids[i] = (*out)[first + i]->id;
+	if (kg_first_equal(ids, m, same)) {
+		for (size_t i = 0; i < m; i++) {
+			if (same[i] == i)
+				continue;
+			const rule *r = (*out)[first + i], *r0 = (*out)[first + same[i]];
+			lerr(L, r->file, r->line, 3, "duplicate rule id '%s' (first at %s:%ld)", r->id,
+			     r0->file, r0->line);
+		}
+	}
+	free(ids);
+	free(same);
 }
 
 static int cmp_rule(const void *a, const void *b)
@@ -899,29 +964,46 @@ static int cmp_rule(const void *a, const void *b)
 static kg_ruleset *load_all(loader *L, const char *const *dirs, size_t ndirs)
 {
 	kg_ruleset *rs = kg_calloc(1, sizeof *rs);
-	size_t seq = 0;
+	/* every dir's rules in load order (each dir's ids checked unique by
+	 * load_path), then each id kept once: the last loaded, at the place
+	 * of the first (sorted, not pairwise) */
+	rule **all = NULL;
+	size_t nall = 0;
 	for (size_t d = 0; d < ndirs; d++) {
 		rule **got = NULL;
 		size_t ng = 0;
 		load_path(L, dirs[d], &got, &ng, rs->prior, &rs->have_prior);
-		for (size_t i = 0; i < ng; i++) {
-			rule *r = got[i];
-			r->seq = seq++;
-			size_t j;
-			for (j = 0; j < rs->n; j++)
-				if (!strcmp(rs->rules[j]->id, r->id))
-					break;
-			if (j < rs->n) {
-				r->seq = rs->rules[j]->seq;
-				rule_free(rs->rules[j]);
-				rs->rules[j] = r;
-			} else {
-				rs->rules = kg_realloc(rs->rules, (rs->n + 1) * sizeof *rs->rules);
-				rs->rules[rs->n++] = r;
-			}
-		}
+		all = kg_realloc(all, (nall + ng + 1) * sizeof *all);
+		if (ng) /* memcpy from NULL is undefined, even of 0 bytes */
+			memcpy(all + nall, got, ng * sizeof *got);
+		nall += ng;
 		free(got);
 	}
+	const char **ids = kg_malloc((nall ? nall : 1) * sizeof *ids);
+	size_t *first = kg_malloc((nall ? nall : 1) * sizeof *first);
+	size_t *slot = kg_malloc((nall ? nall : 1) * sizeof *slot);
+	for (size_t i = 0; i < nall; i++)
+		ids[i] = all[i]->id;
+	kg_first_equal(ids, nall, first);
+	rs->rules = kg_malloc((nall ? nall : 1) * sizeof *rs->rules);
+	for (size_t i = 0; i < nall; i++) {
+		rule *r = all[i];
+		if (first[i] == i) {
+			r->seq = rs->n;
+			slot[i] = rs->n;
+			rs->rules[rs->n++] = r;
+		} else {
+			/* a later dir's rule replaces the earlier one */
+			rule **old = &rs->rules[slot[first[i]]];
+			r->seq = (*old)->seq;
+			rule_free(*old);
+			*old = r;
+		}
+	}
+	free(ids);
+	free(first);
+	free(slot);
+	free(all);
 	if (rs->n)
 		qsort(rs->rules, rs->n, sizeof *rs->rules, cmp_rule);
 	return rs;

@@ -92,4 +92,21 @@ void kg_report_rename_input(kg_report *r, const char *from, const char *to)
 			r->incidents[i].path = kg_strdup(to);
 		}
 	}
+	for (size_t i = 0; i < r->nsnapshots; i++) {
+		kg_snapshot *s = r->snapshots[i];
+		if (s->path && !strcmp(s->path, from)) {
+			free(s->path);
+			s->path = kg_strdup(to);
+		}
+	}
+	/* a note about the input starts with its name ("NAME:LINE: …",
+	 * "NAME: read as …") */
+	size_t fl = strlen(from);
+	for (size_t i = 0; i < r->nnotes; i++) {
+		if (!strncmp(r->notes[i], from, fl) && r->notes[i][fl] == ':') {
+			char *n = kg_asprintf("%s%s", to, r->notes[i] + fl);
+			free(r->notes[i]);
+			r->notes[i] = n;
+		}
+	}
 }

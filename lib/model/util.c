@@ -213,6 +213,39 @@ char *kg_buf_steal(kg_buf *b)
 	return p;
 }
 
+typedef struct keyidx {
+	const char *key;
+	size_t i;
+} keyidx;
+
+static int keyidx_cmp(const void *a, const void *b)
+{
+	const keyidx *x = a, *y = b;
+	int r = strcmp(x->key, y->key);
+	return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+size_t kg_first_equal(const char *const *keys, size_t n, size_t *first)
+{
+	keyidx *v = kg_malloc((n ? n : 1) * sizeof *v);
+	size_t k = 0, repeats = 0;
+	for (size_t i = 0; i < n; i++) {
+		first[i] = i;
+		if (keys[i])
+			v[k++] = (keyidx){keys[i], i};
+	}
+	if (k)
+		qsort(v, k, sizeof *v, keyidx_cmp); /* equal keys in index order */
+	for (size_t j = 1; j < k; j++) {
+		if (strcmp(v[j].key, v[j - 1].key) == 0) {
+			first[v[j].i] = first[v[j - 1].i];
+			repeats++;
+		}
+	}
+	free(v);
+	return repeats;
+}
+
 const char *kg_memcasemem(const char *h, size_t hn, const char *needle, size_t nn)
 {
 	if (nn == 0)

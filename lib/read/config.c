@@ -429,57 +429,40 @@ static int walk(walker *W, yaml_node_t *map, const char *prefix, long parent, in
 }
 
 /* Duplicate keys: YAML loaders keep the last, an edit would change the
- * first, so a mapping that repeats a key is refused (both lines named). */
-typedef struct keyref {
-	const char *key;
-	long line;
-} keyref;
-
-static int keyref_cmp(const void *a, const void *b)
-{
-	const keyref *x = a, *y = b;
-	int r = strcmp(x->key, y->key);
-	return r ? r : (x->line > y->line) - (x->line < y->line);
-}
-
+ * first, so a mapping that repeats a key is refused (both lines named; of
+ * a mapping's repeats, the earliest in the file). */
 static int duplicate_keys(const ydoc *d, kg_error *err)
 {
-	int rc = 0;
-	long best = 0;
-	const char *bkey = NULL;
-	long bfirst = 0;
 	for (yaml_node_t *m = d->doc.nodes.start; m < d->doc.nodes.top; m++) {
 		if (m->type != YAML_MAPPING_NODE)
 			continue;
 		size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
 		if (n < 2)
 			continue;
-		keyref *v = kg_malloc(n * sizeof *v);
-		size_t k = 0;
-		for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-			yaml_node_t *kn = yaml_document_get_node((yaml_document_t *)&d->doc, p->key);
-			if (scalar(kn))
-				v[k++] = (keyref){scalar(kn), (long)kn->start_mark.line + 1};
+		const char **keys = kg_malloc(n * sizeof *keys);
+		long *lines = kg_malloc(n * sizeof *lines);
+		size_t *first = kg_malloc(n * sizeof *first);
+		for (size_t i = 0; i < n; i++) {
+			yaml_node_t *kn = yaml_document_get_node((yaml_document_t *)&d->doc,
+								 m->data.mapping.pairs.start[i].key);
+			keys[i] = scalar(kn);
+			lines[i] = kn ? (long)kn->start_mark.line + 1 : 0;
 		}
-		qsort(v, k, sizeof *v, keyref_cmp);
-		for (size_t i = 1; i < k; i++) {
-			if (strcmp(v[i].key, v[i - 1].key) != 0)
-				continue;
-			/* report the earliest repeated line in the file */
-			if (!bkey || v[i].line < best) {
-				best = v[i].line;
-				bfirst = v[i - 1].line;
-				bkey = v[i].key;
-			}
-		}
-		if (bkey && rc == 0 && best) {
+		int rc = 0;
+		if (kg_first_equal(keys, n, first)) {
+			size_t best = n;
+			for (size_t i = 0; i < n; i++)
+				if (first[i] != i && (best == n || lines[i] < lines[best]))
+					best = i;
 			char key[128];
-			snprintf(key, sizeof key, "%s", bkey);
-			kg_fail_line(err, best, "duplicate key '%s' (first at line %ld): YAML loaders "
-				     "keep the last one; remove one of them", key, bfirst);
+			snprintf(key, sizeof key, "%s", keys[best]);
+			kg_fail_line(err, lines[best], "duplicate key '%s' (first at line %ld): YAML loaders "
+				     "keep the last one; remove one of them", key, lines[first[best]]);
 			rc = -1;
 		}
-		free(v);
+		free(keys);
+		free(lines);
+		free(first);
 		if (rc < 0)
 			return -1;
 	}
@@ -624,9 +607,8 @@ kg_config *kg_config_parse(const char *name, const char *text, size_t len,
 	c->path = kg_strdup(name);
 	c->text = kg_strndup(text, len);
 	c->len = len;
-	if (!rules_dir)
-		rules_dir = kg_rules_dir();
-	if (load_roles(c, rules_dir, err) < 0 || load_datasets(c, rules_dir, err) < 0) {
+	if (load_roles(c, rules_dir ? rules_dir : kg_rules_data_dir("keys.yaml"), err) < 0 ||
+	    load_datasets(c, rules_dir ? rules_dir : kg_rules_data_dir("datasets.yaml"), err) < 0) {
 		kg_config_free(c);
 		return NULL;
 	}

@@ -664,20 +664,13 @@ static void flatten(kg_snapshot *out, const cJSON *v, kg_buf *prefix)
 	}
 }
 
+/* memory_stats() by its keys: the sniffer's (kg_snapshot_json_key). */
 static bool looks_memory_stats(const cJSON *root)
 {
-	static const char *const stems[] = {
-		"allocated_bytes", "reserved_bytes", "active_bytes", "num_ooms", "num_alloc_retries",
-		"allocation", "segment", "inactive_split_bytes", "requested_bytes",
-	};
 	const cJSON *c;
-	cJSON_ArrayForEach(c, root) {
-		for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
-			size_t n = strlen(stems[i]);
-			if (c->string && !strncmp(c->string, stems[i], n) && (c->string[n] == 0 || c->string[n] == '.'))
-				return true;
-		}
-	}
+	cJSON_ArrayForEach(c, root)
+		if (c->string && kg_snapshot_json_key(c->string, strlen(c->string)) == 2)
+			return true;
 	return false;
 }
 

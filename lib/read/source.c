@@ -327,11 +327,58 @@ static bool looks_yaml(const unsigned char *p, size_t n)
 	return keys >= 3 && nested >= 1;
 }
 
-/* One JSON document whose keys are an allocator snapshot's (segments,
- * device_traces; torch.cuda.memory._snapshot()) or memory_stats()'s
- * (torch/cuda/memory.py): p[i] is its '{'. A first line that is a whole
- * JSON object with more lines after it is JSON Lines (Docker json-file,
- * Vector, Fluent Bit, journalctl -o json): a log. */
+int kg_snapshot_json_key(const char *key, size_t n)
+{
+	if ((n == 8 && !memcmp(key, "segments", 8)) || (n == 13 && !memcmp(key, "device_traces", 13)))
+		return 1;
+	static const char *const stems[] = {
+		"allocated_bytes", "reserved_bytes", "active", "active_bytes", "inactive_split",
+		"inactive_split_bytes", "requested_bytes", "allocation", "segment", "num_ooms",
+		"num_alloc_retries",
+	};
+	for (size_t k = 0; k < sizeof stems / sizeof stems[0]; k++) {
+		size_t sl = strlen(stems[k]);
+		if (n >= sl && !memcmp(key, stems[k], sl) && (n == sl || key[sl] == '.'))
+			return 2;
+	}
+	return 0;
+}
+
+/* Whether the JSON object whose '{' is p[i] has a key kg_snapshot_json_key
+ * knows at its top level, among its first n - i bytes. Strings (escapes
+ * included) are skipped as such, so a '{' or a key inside one, or a key
+ * of a nested object, does not count. */
+static bool top_level_snapshot_key(const unsigned char *p, size_t n, size_t i)
+{
+	int depth = 0;
+	for (size_t j = i; j < n; j++) {
+		unsigned char c = p[j];
+		if (c == '"') {
+			size_t s = ++j;
+			while (j < n && p[j] != '"')
+				j += p[j] == '\\' ? 2 : 1;
+			if (j >= n)
+				return false;
+			size_t k = j + 1;
+			while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n'))
+				k++;
+			if (depth == 1 && k < n && p[k] == ':' && kg_snapshot_json_key((const char *)p + s, j - s))
+				return true;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if ((c == '}' || c == ']') && --depth == 0) {
+			return false;
+		}
+	}
+	return false;
+}
+
+/* One JSON document that is an allocator snapshot or memory_stats() by
+ * its shape (top_level_snapshot_key): p[i] is its '{'. A first line that
+ * is a whole JSON object with more lines after it is JSON Lines (Docker
+ * json-file, Vector, Fluent Bit, journalctl -o json): a log. A document
+ * with such keys only nested (the tool's own JSON report, a one-record
+ * spool of `run --report --label`) is text too. */
 static bool looks_json_document(const unsigned char *p, size_t n, size_t i)
 {
 	const unsigned char *nl = memchr(p + i, '\n', n - i);
@@ -348,15 +395,7 @@ static bool looks_json_document(const unsigned char *p, size_t n, size_t i)
 				return false;
 		}
 	}
-	static const char *const keys[] = {
-		"\"segments\"", "\"device_traces\"", "\"allocated_bytes", "\"reserved_bytes",
-		"\"active_bytes", "\"active.", "\"num_ooms\"", "\"num_alloc_retries\"", "\"allocation.",
-		"\"segment.", "\"requested_bytes", "\"inactive_split",
-	};
-	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-		if (memmem(p + i, n - i, keys[k], strlen(keys[k])))
-			return true;
-	return false;
+	return top_level_snapshot_key(p, n, i);
 }
 
 kg_kind kg_source_sniff(const kg_source *src)

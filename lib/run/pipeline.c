@@ -400,9 +400,12 @@ static void snapshot_incidents(run *R)
 static int apply_rules(run *R, kg_error *err, bool *usage)
 {
 	const kg_options *opt = R->opt;
-	const char **dirs = kg_malloc((opt->nrules_dirs + 1) * sizeof *dirs);
+	size_t nset;
+	const char *const *set = kg_rules_dirs(&nset);
+	const char **dirs = kg_malloc((nset + opt->nrules_dirs) * sizeof *dirs);
 	size_t nd = 0;
-	dirs[nd++] = kg_rules_dir();
+	for (size_t i = 0; i < nset; i++)
+		dirs[nd++] = set[i];
 	for (size_t i = 0; i < opt->nrules_dirs; i++)
 		dirs[nd++] = opt->rules_dirs[i];
 	kg_ruleset *rs = kg_rules_load(dirs, nd, err);
@@ -729,8 +732,7 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 	 * set is not even read (most jobs' logs; two thirds of a small log's
 	 * run time). Rules the user named (--rules, KGMEM_RULES_PATH) are
 	 * still loaded, so a bad one fails every run, as documented. */
-	const char *env_rules = getenv("KGMEM_RULES_PATH");
-	bool user_rules = opt->nrules_dirs || (env_rules && *env_rules);
+	bool user_rules = opt->nrules_dirs || kg_rules_path_set();
 	if ((status == 0 || rep->nincidents) && (rep->nincidents || user_rules)) {
 		kg_error e = {0};
 		bool usage = false;

@@ -2,31 +2,41 @@
 # Long fuzzing runs: every harness (or the ones named) for MINUTES each,
 # JOBS harnesses at a time, with a persistent corpus under CORPUS_DIR
 # (default ~/.cache/kgmem-fuzz; never committed) seeded from testdata.
-# Builds build-fuzz with clang if needed. Findings land in
-# CORPUS_DIR/artifacts/<harness>-crash-…; replay one with
+# Builds BUILD_FUZZ (default build-fuzz) with clang if needed. Findings
+# land in CORPUS_DIR/artifacts/<harness>-crash-…; replay one with
 #   build-fuzz/tests/fuzz/fuzz_<harness> FILE
-# usage: tests/fuzz/long-run.sh [-m MINUTES] [-j JOBS] [HARNESS…]
+# -n prints the harnesses that would run, one a line, and runs nothing.
+# usage: tests/fuzz/long-run.sh [-n] [-m MINUTES] [-j JOBS] [HARNESS…]
 set -eu
 cd "$(dirname "$0")/../.."
-minutes=10 jobs=$(nproc)
-while getopts m:j: o; do
+minutes=10 jobs=$(nproc) dry=
+while getopts nm:j: o; do
 	case $o in
+	n) dry=1 ;;
 	m) minutes=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) echo "usage: $0 [-m MINUTES] [-j JOBS] [HARNESS…]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-n] [-m MINUTES] [-j JOBS] [HARNESS…]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 dir=${CORPUS_DIR:-$HOME/.cache/kgmem-fuzz}
-if [ ! -d build-fuzz ]; then
-	CC=clang meson setup build-fuzz -Dfuzz=true -Dbuildtype=debugoptimized >/dev/null
+bd=${BUILD_FUZZ:-build-fuzz}
+if [ -z "$dry" ]; then
+	if [ ! -d "$bd" ]; then
+		CC=clang meson setup "$bd" -Dfuzz=true -Dbuildtype=debugoptimized >/dev/null
+	fi
+	ninja -C "$bd" >/dev/null
 fi
-ninja -C build-fuzz >/dev/null
 harnesses=("$@")
 if [ ${#harnesses[@]} = 0 ]; then
-	for f in build-fuzz/tests/fuzz/fuzz_*; do
-		[ -x "$f" ] && harnesses+=("${f##*/fuzz_}")
+	for f in "$bd"/tests/fuzz/fuzz_*; do
+		# the harness programs, not their fuzz_*.p object folders
+		[ -f "$f" ] && [ -x "$f" ] && harnesses+=("${f##*/fuzz_}")
 	done
+fi
+if [ -n "$dry" ]; then
+	printf '%s\n' "${harnesses[@]}"
+	exit 0
 fi
 python3 tests/fuzz/seeds.py . "$dir/seeds" >/dev/null
 mkdir -p "$dir/artifacts" "$dir/logs"
@@ -36,7 +46,7 @@ run_one() {
 	[ -f "tests/fuzz/$h.dict" ] && dict=(-dict="tests/fuzz/$h.dict")
 	[ "$h" = logscan ] && dict=(-dict=tests/fuzz/oom.dict)
 	local rc=0
-	build-fuzz/tests/fuzz/fuzz_"$h" "${dict[@]}" -max_total_time=$((minutes * 60)) \
+	"$bd"/tests/fuzz/fuzz_"$h" "${dict[@]}" -max_total_time=$((minutes * 60)) \
 		-timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 		-artifact_prefix="$dir/artifacts/$h-" "$dir/corpus/$h" "$dir/seeds/$h" \
 		>"$dir/logs/$h.log" 2>&1 || rc=$?

@@ -12,6 +12,8 @@
              "7406166528 bytes", "3.39GiB (3640655872B)")
   traceback  every block of frame lines (CPython `File "…", line N, in f`,
              IPython `----> 12 code`, VS Code `path.py:N`) in the corpus
+  rules      every shipped rule file and those of testdata/rules-bad and
+             testdata/rules-extra, whole
 """
 import gzip
 import json
@@ -82,6 +84,13 @@ for fn in sorted(os.listdir(rules_dir)) if os.path.isdir(rules_dir) else []:
         expr = " ".join((m.group(1) or m.group(2) or m.group(3)).split())
         put("expr", "e%04d" % k, expr)
         k += 1
+# rules: the shipped rule files and testdata's good and bad ones, whole
+for sub in ("rules", "testdata/rules-bad", "testdata/rules-extra"):
+    d = os.path.join(root, sub)
+    for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if fn.endswith(".yaml"):
+            with open(os.path.join(d, fn), "rb") as f:
+                put("rules", sub.replace("/", "-") + "-" + fn, f.read())
 # config: the test configs
 cfg_dir = os.path.join(root, "testdata", "configs")
 for fn in sorted(os.listdir(cfg_dir)) if os.path.isdir(cfg_dir) else []:
