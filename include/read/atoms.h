@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KG_ATOMS_MAX 96  /* the scanner places its 33 triggers and 51 table atoms (logscan.c) */
+#define KG_ATOMS_MAX 192 /* the scanner places its 33 triggers and 125 table atoms (logscan.c) */
 #define KG_ATOMS_BUCKETS 8
 #define KG_ATOMS_FP 3  /* fingerprint length in bytes */
 
