@@ -1,12 +1,13 @@
 /* test_modelinfo.c — the readers of read/modelinfo.h (the model named with
  * its size or by a catalogue name, printed parameter counts, precision,
  * mode, adapters, what spreads the model, GPU names, host RAM, a KV cache's
- * shape).
+ * shape) and the estimator of diagnose/estimate.h.
  *
  * The lines are real where a source is given: dev-causes records (their
  * threads' URLs, testdata/SOURCES.md "modelinfo lines"), or the format the
  * named program prints (its source file). The catalogues are the shipped
  * rules/ ($KG_RULES). */
+#include "diagnose/estimate.h"
 #include "model/facts.h"
 #include "read/modelinfo.h"
 #include "tap.h"
@@ -291,6 +292,67 @@ static void gpus_and_host(void)
 	kg_facts_free(&f);
 }
 
+static void estimates(void)
+{
+	kg_facts f;
+	char buf[32];
+	TAP_EQ_STR(kg_params_format(7e9, false, buf, sizeof buf), "7.0 B", "7.0 B");
+	TAP_EQ_STR(kg_params_format(124e6, false, buf, sizeof buf), "124 M", "124 M");
+	TAP_EQ_STR(kg_params_format(859.52e6, true, buf, sizeof buf), "859.5 M", "859.5 M (printed)");
+	TAP_EQ_STR(kg_params_format(6.74e9, false, buf, sizeof buf), "6.74 B", "6.74 B");
+
+	/* training: 16 B a parameter (ZeRO §3.1), against the message's card */
+	read_text("python train.py --model_name_or_path meta-llama/Llama-2-7b-hf --do_train", 0, &f);
+	kg_facts_set_num(&f, "oom.total_capacity", KG_FACT_BYTES, 15.8 * GiB, "msg");
+	kg_estimate_facts(&f);
+	TAP_OK(num(&f, "estimate.training") == 112e9, "7 B × 16 B = 112e9 bytes");
+	TAP_OK(lo(&f, "estimate.training") == 0.92 * 7e9 * 8, "from 6.44 B × 8 B, the least any Adam keeps");
+	TAP_EQ_STR(str(&f, "estimate.training.formula"),
+		   "7.0 B params (Llama-2-7b-hf) × 16 B (weights, gradients, Adam state) = 104.31 GiB",
+		   "the training formula");
+	TAP_EQ_STR(str(&f, "estimate.model.formula"), str(&f, "estimate.training.formula"), "training is the model's state");
+	TAP_OK(num(&f, "estimate.card") == 15.8 * GiB, "the card: the message's");
+	TAP_EQ_STR(str(&f, "estimate.card.source"), "the device's total capacity in the message", "said so");
+	TAP_EQ_STR(str(&f, "estimate.weights.formula"),
+		   "7.0 B params (Llama-2-7b-hf) × 2 B (16-bit, assumed) = 13.04 GiB", "weights, 16-bit assumed");
+	kg_facts_free(&f);
+
+	/* 8-bit Adam; SGD: no Adam state */
+	read_text("python train.py --model llama-2-7b --optim adamw_8bit", 0, &f);
+	kg_estimate_facts(&f);
+	TAP_OK(num(&f, "estimate.training") == 70e9, "8-bit Adam: 10 B a parameter");
+	kg_facts_free(&f);
+	read_text("python train.py --model llama-2-7b\noptimizer = torch.optim.SGD(params)", 0, &f);
+	kg_estimate_facts(&f);
+	TAP_OK(!kg_facts_get(&f, "estimate.training"), "SGD: no Adam state assumed");
+	kg_facts_free(&f);
+
+	/* adapters: the frozen weights + the trainable ones × 16 B */
+	read_text("python finetune.py --base_model llama-7b --load_in_8bit\n"
+		  "trainable params: 4,194,304 || all params: 6,742,609,920 || trainable%: 0.06", 0, &f);
+	kg_estimate_facts(&f);
+	TAP_OK(num(&f, "estimate.training") == 6742609920.0 + 4194304.0 * 16, "8-bit base + LoRA × 16 B");
+	kg_facts_free(&f);
+	read_text("python finetune.py --base_model llama-7b --use_lora", 0, &f);
+	kg_estimate_facts(&f);
+	TAP_OK(!kg_facts_get(&f, "estimate.training"), "LoRA without a trainable count: no training estimate");
+	kg_facts_free(&f);
+
+	/* the card by name; serving with the KV cache (llama.cpp's meta lines) */
+	read_text("vllm serve meta-llama/Llama-3.1-8B --dtype bfloat16 --max-model-len 131072\n"
+		  "llm_load_print_meta: n_layer          = 32\nllm_load_print_meta: n_head_kv        = 8\n"
+		  "llm_load_print_meta: n_embd_head_k    = 128\nmax_model_len=131072\nGPU: NVIDIA GeForce RTX 4090", 0, &f);
+	kg_estimate_facts(&f);
+	TAP_OK(num(&f, "estimate.card") == 24 * GiB, "the card: the GPU named");
+	TAP_OK(strstr(str(&f, "estimate.card.source") ? str(&f, "estimate.card.source") : "", "rules/gpus.yaml") != NULL,
+	       "from rules/gpus.yaml (%s)", str(&f, "estimate.card.source"));
+	TAP_OK(num(&f, "estimate.kv_cache") == 2.0 * 32 * 8 * 128 * 131072 * 2, "KV: 2 × 32 × 8 × 128 × 131072 × 2 B");
+	TAP_EQ_STR(str(&f, "estimate.kv_cache.formula"),
+		   "2 (K, V) × 32 layers × 8 KV heads × 128 head dim × 131072 tokens × 2 B = 16.00 GiB", "the KV formula");
+	TAP_OK(num(&f, "estimate.model") == 8e9 * 2 + 2.0 * 32 * 8 * 128 * 131072 * 2, "serving: weights + KV");
+	kg_facts_free(&f);
+}
+
 int main(void)
 {
 	const char *rd = getenv("KG_RULES");
@@ -304,6 +366,7 @@ int main(void)
 	catalogue_names();
 	precision_mode_split();
 	gpus_and_host();
+	estimates();
 	kg_catalogue_free(&cat);
 	return tap_done();
 }
