@@ -458,10 +458,17 @@ static int sizes_in_names(const char *s, size_t n, long line, kg_model_signs *m)
 		while (a < n && !tok_char(s[a]))
 			a++;
 		size_t b = a;
-		while (b < n && tok_char(s[b]))
+		/* where the token first has two letters in a row: a name starts
+		 * there (a number, a hash or a tensor dump never does) */
+		size_t named = 0;
+		while (b < n && tok_char(s[b])) {
+			if (!named && b > a && isalpha((unsigned char)s[b]) && isalpha((unsigned char)s[b - 1]))
+				named = b;
 			b++;
-		for (size_t i = a + 1; i < b; i++) {
-			if (!isdigit((unsigned char)s[i]) || !strchr("-_:/", s[i - 1]))
+		}
+		for (size_t i = named + 1; named && i < b; i++) {
+			char before = s[i - 1];
+			if (!isdigit((unsigned char)s[i]) || !(before == '-' || before == '_' || before == ':' || before == '/'))
 				continue;
 			size_t j = i;
 			while (j < b && isdigit((unsigned char)s[j]))
@@ -469,13 +476,9 @@ static int sizes_in_names(const char *s, size_t n, long line, kg_model_signs *m)
 			if (j + 1 < b && s[j] == '.' && isdigit((unsigned char)s[j + 1]))
 				for (j++; j < b && isdigit((unsigned char)s[j]); j++)
 					;
-			if (j >= b || !strchr("bBmM", s[j]) || (j + 1 < b && !strchr("-_./:", s[j + 1])))
-				continue;
-			/* two letters in a row before the size */
-			bool named = false;
-			for (size_t k = a + 1; k < i && !named; k++)
-				named = isalpha((unsigned char)s[k - 1]) && isalpha((unsigned char)s[k]);
-			if (!named)
+			char u = j < b ? s[j] : 0, after = j + 1 < b ? s[j + 1] : '-';
+			if (!(u == 'b' || u == 'B' || u == 'm' || u == 'M') ||
+			    !(after == '-' || after == '_' || after == '.' || after == '/' || after == ':'))
 				continue;
 			double v = strtod(s + i, NULL);
 			bool billions = s[j] == 'b' || s[j] == 'B';
@@ -895,6 +898,11 @@ int kg_parse_modelinfo_cat(const char *s, size_t n, long lineno, kg_model_signs 
 {
 	if (!n || !m)
 		return 0;
+	/* what a log says about its model is in a line's first 4 KiB (a
+	 * command line, an argument dump); beyond is a data dump (tensors,
+	 * progress redraws) */
+	if (n > LC_MAX)
+		n = LC_MAX;
 	/* a traceback's file header names a code file, not the model */
 	const char *f = memmem(s, n, "File \"", 6);
 	if (f && memmem(f, (size_t)(s + n - f), "\", line ", 8))
