@@ -4,6 +4,7 @@
 #include "model/facts.h"
 #include "model/incident.h"
 #include "read/logfacts.h"
+#include "read/modelinfo.h"
 #include "tap.h"
 #include "model/units.h"
 
@@ -149,6 +150,8 @@ static void reference_from_log(const kg_log_facts *lf, const char *path, long be
 			kg_facts_set_str(f, "log.parallel_source", lf->parallel_kind, prov);
 		free(prov);
 	}
+	/* the model, card and host facts, as kg_facts_from_log sets them */
+	kg_facts_from_modelinfo(lf->models, path, before, f);
 	if (!total) {
 		kg_facts_derive(f);
 		return;

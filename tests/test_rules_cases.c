@@ -6,6 +6,7 @@
  * first. */
 #include "model/facts.h"
 #include "model/incident.h"
+#include "diagnose/calcfacts.h"
 #include "diagnose/rules.h"
 #include "diagnose/differential.h"
 #include "tap.h"
@@ -229,6 +230,8 @@ static void run(const tc_case *c)
 		free(v);
 	}
 	TAP_OK(facts_ok, "%s:%ld: %s: the facts are accepted", c->file, c->line, c->title);
+	/* the closed forms and the estimator, as a run evaluates them */
+	kg_calc_facts(&facts);
 	kg_rules_apply(RS, &inc, &facts);
 	for (size_t i = 0; i < inc.nfindings; i++)
 		printf("#   finding %s (%s, %s)\n", inc.findings[i].rule, inc.findings[i].category,

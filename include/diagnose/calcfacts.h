@@ -9,6 +9,8 @@
  *   calc.negatives.bytes     train batch × negatives × dim × components × dtype
  *   calc.logits.bytes        batch × seq_len × vocab × dtype
  *   calc.attention.bytes     batch × heads × seq_len² × dtype
+ *   estimate.*               the model's weights, training state and KV
+ *                            cache against the card (estimate.h)
  *
  * The `calc` command evaluates the same calc.h functions from its own
  * arguments. dtype bytes come from config.precision (4, "float32,

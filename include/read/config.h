@@ -118,4 +118,28 @@ void kg_config_knowns(const kg_config *c, kg_knowns *k);
  * '_', '.' and spaces); NULL when unknown. */
 const kg_dataset *kg_dataset_find(const kg_config *c, const char *name);
 
+/* A registry under the rules directory other than keys.yaml and
+ * datasets.yaml (rules/models.yaml, rules/gpus.yaml): a YAML sequence of
+ * mappings, each entry's scalar values by key, a sequence's items each a
+ * value of its key (aliases: [a, b] gives (aliases, a), (aliases, b)),
+ * read with the loader keys.yaml and datasets.yaml use. */
+typedef struct kg_registry_entry {
+	char **keys, **values; /* pairs in file order */
+	size_t n;
+	long line;             /* 1-based line of the entry */
+} kg_registry_entry;
+
+typedef struct kg_registry {
+	kg_registry_entry *v;
+	size_t n;
+} kg_registry;
+
+/* Reads DIR/FILE into *out (entries that are not mappings skipped).
+ * Returns 0, or -1 with err ("DIR/FILE: …") on an unreadable file or
+ * invalid YAML, *out then empty. */
+int kg_registry_load(const char *dir, const char *file, kg_registry *out, kg_error *err);
+/* The first value of key in e, or NULL. */
+const char *kg_registry_get(const kg_registry_entry *e, const char *key);
+void kg_registry_free(kg_registry *r);
+
 #endif

@@ -30,6 +30,9 @@
  *                                               its device with
  *   log.notebook                        bool    an IPython/Jupyter traceback
  *                                               line before the OOM
+ *   model.*, gpu.*, host.ram                    what the log says about the
+ *                                               model, card and host
+ *                                               (modelinfo.h)
  *
  * "allocated" readings are preferred; when the log only prints reserved
  * memory (or peaks), those are used and log.allocated.kind says which. */
@@ -141,6 +144,8 @@ typedef struct kg_log_facts {
 	const char *parallel_kind;
 	long parallel_line;
 	kg_log_markers markers;
+	struct kg_model_signs *models; /* the model, card and host the log names
+	                              (modelinfo.h), NULL until a line names one */
 	struct kg_log_index *index; /* built by the first kg_facts_from_log (logfacts.c) */
 } kg_log_facts;
 
@@ -152,6 +157,8 @@ void kg_log_facts_free(kg_log_facts *lf);
  * context when the line itself has none (KG_NONE when unknown). */
 void kg_log_facts_add_reading(kg_log_facts *lf, const kg_log_reading *r, int64_t step,
 			      int64_t epoch, long line);
+/* The model signs of lf (modelinfo.h), allocated on first use. */
+struct kg_model_signs *kg_log_facts_models(kg_log_facts *lf);
 /* Records a parallelism hint (the largest one is kept). */
 void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind, long line);
 

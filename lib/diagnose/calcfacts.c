@@ -4,6 +4,7 @@
  * functions of calc.h that cite them. */
 #include "diagnose/calcfacts.h"
 #include "diagnose/calc.h"
+#include "diagnose/estimate.h"
 #include "model/units.h"
 #include "model/vocab.h"
 
@@ -140,8 +141,10 @@ static void attention(kg_facts *f)
 		kg_facts_set_bytes(f, "calc.attention.bytes", kg_size_exact(bytes), "calculated");
 }
 
-/* The table: every form the diagnosis evaluates, in order. */
-static void (*const forms[])(kg_facts *) = {full_ranking, negatives, logits, attention};
+/* The table: every form the diagnosis evaluates, in order (the model
+ * against the card: estimate.h). */
+static void (*const forms[])(kg_facts *) = {full_ranking, negatives, logits, attention,
+					    kg_estimate_facts};
 
 void kg_calc_facts(kg_facts *f)
 {

@@ -880,7 +880,8 @@ static void load_file(loader *L, const char *path, rule ***out, size_t *nout, do
 
 static bool is_data_file(const char *name)
 {
-	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml") || !strcmp(name, PRIORS_FILE);
+	return !strcmp(name, "keys.yaml") || !strcmp(name, "datasets.yaml") || !strcmp(name, PRIORS_FILE) ||
+	       !strcmp(name, "models.yaml") || !strcmp(name, "gpus.yaml");
 }
 
 static int cmp_str(const void *a, const void *b)

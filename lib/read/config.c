@@ -303,6 +303,64 @@ static int load_datasets(kg_config *c, const char *dir, kg_error *err)
 	return 0;
 }
 
+int kg_registry_load(const char *dir, const char *file, kg_registry *out, kg_error *err)
+{
+	memset(out, 0, sizeof *out);
+	ydoc d;
+	char *text;
+	if (load_registry(dir, file, &d, &text, err) < 0)
+		return -1;
+	yaml_node_t *root = yaml_document_get_root_node(&d.doc);
+	if (root && root->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = root->data.sequence.items.start; it < root->data.sequence.items.top; it++) {
+			yaml_node_t *m = yaml_document_get_node(&d.doc, *it);
+			if (!m || m->type != YAML_MAPPING_NODE)
+				continue;
+			out->v = kg_realloc(out->v, (out->n + 1) * sizeof *out->v);
+			kg_registry_entry *e = &out->v[out->n++];
+			memset(e, 0, sizeof *e);
+			e->line = (long)m->start_mark.line + 1;
+			for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+				const char *k = scalar(yaml_document_get_node(&d.doc, p->key));
+				size_t nv;
+				char **vals = k ? string_list(&d.doc, yaml_document_get_node(&d.doc, p->value), &nv) : NULL;
+				for (size_t j = 0; vals && j < nv; j++) {
+					e->keys = kg_realloc(e->keys, (e->n + 1) * sizeof *e->keys);
+					e->values = kg_realloc(e->values, (e->n + 1) * sizeof *e->values);
+					e->keys[e->n] = kg_strdup(k);
+					e->values[e->n++] = vals[j];
+				}
+				free(vals);
+			}
+		}
+	}
+	ydoc_free(&d);
+	free(text);
+	return 0;
+}
+
+const char *kg_registry_get(const kg_registry_entry *e, const char *key)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (!strcmp(e->keys[i], key))
+			return e->values[i];
+	return NULL;
+}
+
+void kg_registry_free(kg_registry *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		for (size_t j = 0; j < r->v[i].n; j++) {
+			free(r->v[i].keys[j]);
+			free(r->v[i].values[j]);
+		}
+		free(r->v[i].keys);
+		free(r->v[i].values);
+	}
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
 static void squash(const char *s, char *out, size_t n)
 {
 	size_t o = 0;

@@ -5,6 +5,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "read/logfacts.h"
 #include "read/regex.h"
+#include "read/modelinfo.h"
 #include "model/util.h"
 
 #include <math.h>
@@ -492,6 +493,7 @@ static void index_free(kg_log_facts *lf);
 void kg_log_facts_free(kg_log_facts *lf)
 {
 	index_free(lf);
+	free(lf->models);
 	free(lf->readings);
 	free(lf->batch);
 	kg_log_facts_init(lf);
@@ -515,6 +517,15 @@ void kg_log_facts_add_reading(kg_log_facts *lf, const kg_log_reading *r, int64_t
 	if (x->epoch == KG_NONE)
 		x->epoch = epoch;
 	x->line = line;
+}
+
+struct kg_model_signs *kg_log_facts_models(kg_log_facts *lf)
+{
+	if (!lf->models) {
+		lf->models = kg_malloc(sizeof *lf->models);
+		kg_model_signs_init(lf->models);
+	}
+	return lf->models;
 }
 
 void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind, long line)
@@ -798,6 +809,7 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 			free(prov);
 		}
 	}
+	kg_facts_from_modelinfo(lf->models, path, before, f);
 	/* the reporter's words count wherever they are (prose often follows
 	 * the pasted error) */
 	const struct { const char *fact; long line; const char *text; } words[] = {

@@ -16,6 +16,7 @@
 #include "read/context.h"
 #include "read/envelope.h"
 #include "read/logfacts.h"
+#include "read/modelinfo.h"
 #include "read/oom.h"
 #include "read/summary.h"
 #include "read/traceback.h"
@@ -1091,7 +1092,9 @@ enum {
 	A_READ = 16,      /* a memory reading (logfacts.h): sampled */
 	A_BATCH = 32,     /* a batch setting (kg_parse_batch_hint) */
 	A_SIGN = 64,      /* nvidia-smi rows, the reporter's words (kg_parse_signs) */
-	A_ALL = A_OOM | A_TB | A_CTX | A_READ | A_BATCH | A_SIGN,
+	A_MODEL = 128,    /* the model, its precision, the mode, the card, host RAM
+	                     (kg_parse_modelinfo) */
+	A_ALL = A_OOM | A_TB | A_CTX | A_READ | A_BATCH | A_SIGN | A_MODEL,
 };
 
 #define READINGS_ALL 4096        /* parse every reading up to this many … */
@@ -1254,6 +1257,8 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 		for (int k = 0; k < nb; k++)
 			kg_log_facts_add_batch(sc->lf, &bh[k], L->lineno);
 	}
+	if (n && sc->lf && ((cls & A_MODEL) || ((cls & A_READ) && !nread)))
+		kg_parse_modelinfo(s, n, L->lineno, kg_log_facts_models(sc->lf));
 	const char *fk = n && (cls & A_CTX) ? kg_ctx_followup(s, n) : NULL;
 	size_t before = sc->rep->nincidents;
 	if (cls & A_OOM)
@@ -1335,6 +1340,29 @@ static const struct { const char *lit; uint32_t cls; } atom_table[] = {
 	{"valid ", A_SIGN}, {"ation loop", A_SIGN}, {"ation step", A_SIGN}, {"ation phase", A_SIGN},
 	{"ation routine", A_SIGN}, {"eval loop", A_SIGN}, {"eval step", A_SIGN}, {"test loop", A_SIGN},
 	{"test step", A_SIGN}, {"when the", A_SIGN}, {"When the", A_SIGN},
+	/* the model and the machine (kg_parse_modelinfo): names and counts,
+	 * precision, the card, host RAM, the mode, adapters, what spreads the
+	 * model, a KV cache's shape ("GPU" is in every CUDA OOM message;
+	 * MemTotal and free's Mem: row come with the reading-class lines
+	 * that hold no reading) */
+	{"model", A_MODEL}, {"Model", A_MODEL}, {"param", A_MODEL}, {"Param", A_MODEL},
+	{"lama", A_MODEL}, {"gguf", A_MODEL}, {"istral", A_MODEL}, {"ixtral", A_MODEL},
+	{"Qwen", A_MODEL}, {"gpt", A_MODEL}, {"GPT", A_MODEL}, {"bert", A_MODEL},
+	{"hisper", A_MODEL}, {"sdxl", A_MODEL}, {"lux", A_MODEL}, {"glm", A_MODEL},
+	{"GLM", A_MODEL}, {"icuna", A_MODEL}, {"eepseek", A_MODEL}, {"eepSeek", A_MODEL},
+	{"ephyr", A_MODEL}, {"phi-", A_MODEL}, {"Phi-", A_MODEL}, {"opt-", A_MODEL},
+	{"f16", A_MODEL}, {"bit", A_MODEL}, {"int8", A_MODEL}, {"int4", A_MODEL},
+	{"AWQ", A_MODEL}, {"GPTQ", A_MODEL}, {"dtype", A_MODEL},
+	{"NVIDIA", A_MODEL}, {"Tesla", A_MODEL}, {"RTX", A_MODEL}, {"GTX", A_MODEL},
+	{"A100", A_MODEL}, {"H100", A_MODEL}, {"V100", A_MODEL}, {"GPU", A_MODEL},
+	{"Instinct", A_MODEL}, {"--mem", A_MODEL}, {"RAM", A_MODEL},
+	{"do_train", A_MODEL}, {"train.py", A_MODEL}, {"LLM(", A_MODEL},
+	{"vllm", A_MODEL}, /* not vocabulary: log text */
+	{"infer", A_MODEL}, {"pipeline(", A_MODEL}, {"lora", A_MODEL}, {"LoRA", A_MODEL},
+	{"peft", A_MODEL}, {"PEFT", A_MODEL}, {"device_map", A_MODEL}, {"deepspeed", A_MODEL},
+	{"DeepSpeed", A_MODEL}, {"fsdp", A_MODEL}, {"FSDP", A_MODEL}, {"offload", A_MODEL},
+	{"parallel_size", A_MODEL}, {"SGD", A_MODEL}, {"_layer", A_MODEL}, {"_head", A_MODEL},
+	{"hidden_size", A_MODEL}, {"n_ctx", A_MODEL},
 };
 #define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
 
@@ -1744,7 +1772,7 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 	 * means kg_oom_candidate would say yes */
 	if (!(cls & A_ALL) && !sc->tb_active)
 		return;
-	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX | A_BATCH | A_SIGN)) && !sc->tb_active) {
+	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX | A_BATCH | A_SIGN | A_MODEL)) && !sc->tb_active) {
 		/* readings: sampled (reading_stride) */
 		size_t stride = reading_stride(sc, rd->base + off);
 		if (stride && rd->base + off - sc->last_reading_off < stride)
