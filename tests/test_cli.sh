@@ -578,7 +578,7 @@ check "rules check flags a bad priors file: an unknown cause, a prior above 1, a
 # low: a weak item is never medium
 mkdir -p "$tmp/capprior"
 sed 's/prior: 0.30/prior: 0.90/' "$root/rules/priors.yaml" >"$tmp/capprior/priors.yaml"
-printf 'RuntimeError: CUDA out of memory. Tried to allocate 92.00 MiB (GPU 0; 5.80 GiB total capacity; 4.45 GiB already allocated; 40.94 MiB free; 4.52 GiB reserved in total by PyTorch)\n' >"$tmp/full.log"
+printf 'RuntimeError: CUDA out of memory. Tried to allocate 92.00 MiB (GPU 0; 23.65 GiB total capacity; 22.45 GiB already allocated; 40.94 MiB free; 22.52 GiB reserved in total by PyTorch)\n' >"$tmp/full.log"
 "$exe" "$tmp/full.log" >"$tmp/o1" 2>&1
 "$exe" --rules "$tmp/capprior" "$tmp/full.log" >"$tmp/o2" 2>&1
 check "--rules priors.yaml replaces the priors: capacity 0.51 → 0.76, still low on a weak item" \

@@ -4,7 +4,7 @@
 #include "diagnose/rules.h"
 #include "diagnose/differential.h"
 #include "diagnose/expr.h"
-#include "diagnose/rulesimage.h"
+#include "read/rulesimage.h"
 #include "kg_build.h"
 
 #include <dirent.h>

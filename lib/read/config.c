@@ -3,6 +3,7 @@
  * are recomputed from them because libyaml's mark.index counts characters,
  * not bytes. */
 #include "read/config.h"
+#include "read/rulesimage.h"
 #include "model/paths.h"
 #include "kg_build.h"
 
@@ -56,6 +57,7 @@ typedef struct ydoc {
 	size_t len;
 	size_t *line_start;
 	size_t nlines;
+	bool imaged;          /* doc came from the build's image (rulesimage.h) */
 } ydoc;
 
 /* Length of the line break at text[i] as libyaml counts lines (YAML 1.1,
@@ -118,17 +120,29 @@ static int flow_depth_check(const char *text, size_t len, kg_error *err)
 	return 0;
 }
 
+/* ydoc_load for a registry file at `path`: a shipped one as shipped comes
+ * from the build's image (rulesimage.h), any other is parsed. */
+static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err);
+static int ydoc_load_file(ydoc *d, const char *path, const char *text, size_t len, kg_error *err);
+
 static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 {
+	return ydoc_load_file(d, NULL, text, len, err);
+}
+
+static int ydoc_load_file(ydoc *d, const char *path, const char *text, size_t len, kg_error *err)
+{
 	memset(d, 0, sizeof *d);
-	if (flow_depth_check(text, len, err) < 0)
-		return -1;
 	d->text = text;
 	d->len = len;
+	if (path && kg_rules_image_doc(path, text, len, &d->doc))
+		d->imaged = true;
+	else if (flow_depth_check(text, len, err) < 0)
+		return -1;
 	yaml_parser_t p;
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&p, &d->doc)) {
+	if (!d->imaged && !yaml_parser_load(&p, &d->doc)) {
 		if (p.error == YAML_MEMORY_ERROR)
 			kg_out_of_memory(0);
 		long line = (long)p.problem_mark.line + 1;
@@ -160,7 +174,10 @@ static int ydoc_load(ydoc *d, const char *text, size_t len, kg_error *err)
 
 static void ydoc_free(ydoc *d)
 {
-	yaml_document_delete(&d->doc);
+	if (d->imaged)
+		kg_rules_image_free(&d->doc);
+	else
+		yaml_document_delete(&d->doc);
 	free(d->line_start);
 }
 
@@ -226,7 +243,7 @@ static int load_registry(const char *dir, const char *file, ydoc *d, char **text
 	char *path = kg_asprintf("%s/%s", dir, file);
 	size_t len;
 	*text = slurp(path, &len, NULL, err);
-	if (!*text || ydoc_load(d, *text, len, err) < 0) {
+	if (!*text || ydoc_load_file(d, path, *text, len, err) < 0) {
 		if (err) {
 			char *m = kg_asprintf("%s: %s", path, err->msg);
 			snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, m);

@@ -663,15 +663,18 @@ static const char *engine_of(const char *t, size_t n, int *prio)
 {
 	/* the words are log text (not vocabulary); vLLM's engine word is the
 	 * framework's */
-	static const struct { const char *w; const char *engine; int prio; } e[] = {
-		{"ollama", "ollama", 5}, {"vllm", NULL, 4}, /* not vocabulary */ {"llm(", NULL, 4},
-		{"llama", "llama.cpp", 3}, {"whisper", "ctranslate2", 2}, {"ctranslate2", "ctranslate2", 2},
-		{"mlc_chat", "mlc", 2},
+	/* engine: a word of its own, or NULL for the framework's word fw */
+	static const struct { const char *w; const char *engine; int fw; int prio; } e[] = {
+		{"ollama", "ollama", -1, 5}, {"vllm", NULL, KG_FRAMEWORK_VLLM, 4}, /* not vocabulary */
+		{"llm(", NULL, KG_FRAMEWORK_VLLM, 4}, {"llama", "llama.cpp", -1, 3},
+		{"whisper", NULL, KG_FRAMEWORK_CTRANSLATE2, 2},
+		{"ctranslate2", NULL, KG_FRAMEWORK_CTRANSLATE2, 2}, /* not vocabulary: log text */
+		{"mlc_chat", "mlc", -1, 2},
 	};
 	for (size_t i = 0; i < sizeof e / sizeof *e; i++)
 		if (kg_memcasemem(t, n, e[i].w, strlen(e[i].w))) {
 			*prio = e[i].prio;
-			return e[i].engine ? e[i].engine : KG_FRAMEWORK_WORD(VLLM);
+			return e[i].engine ? e[i].engine : kg_frameworks.words[e[i].fw];
 		}
 	*prio = 0;
 	return NULL;
@@ -692,7 +695,7 @@ static int mode_and_setup(const char *s, size_t n, long line, kg_model_signs *m)
 	}
 	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "llama", "txt2img",
 					      "infer", "transcribe", "predict", "mlc_chat", "whisper",
-					      "ctranslate2"};
+					      "ctranslate2"}; /* not vocabulary: log text */
 	size_t at = 0;
 	while (has_any(infer_w, sizeof infer_w / sizeof *infer_w) &&
 	       kg_regex_match(re_infer, s, n, at, &mt)) {

@@ -1,4 +1,5 @@
-/* rulesimage.h — the shipped rule files, parsed at build time.
+/* rulesimage.h — the shipped rule files and registries (rules/NAME.yaml),
+ * parsed at build time.
  *
  * Parsing the shipped rule files (rules/NAME.yaml) with libyaml was most of a short log's
  * run time (about 13 of 33 million instructions for a 10-line log, issue
@@ -11,6 +12,8 @@
  * KGMEM_RULES_PATH) is parsed as before. Same document either way: node
  * ids, values, scalar styles and marks (line, column, byte index) as
  * libyaml 0.2's yaml_parser_load gives them. */
+/* (The rules engine, lib/diagnose/rules.c, and the registries' loader,
+ * lib/read/config.c, both read through it; it lives in the read stage.) */
 #ifndef KG_RULES_IMAGE_H
 #define KG_RULES_IMAGE_H
 

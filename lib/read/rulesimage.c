@@ -1,4 +1,4 @@
-/* rulesimage.c — see include/diagnose/rulesimage.h. One file holds both
+/* rulesimage.c — see include/read/rulesimage.h. One file holds both
  * halves of the image, so its format is written down once:
  *
  *   - compiled with KG_RULES_IMAGE_GEN it is the build's generator:
@@ -14,7 +14,7 @@
  * range [a, b) of kids[] holding its items' ids; for a mapping the range
  * [a, b) of kids[] holding key, value, key, value … ids. Ids are those of
  * yaml_parser_load (the root is 1, nodes numbered as they appear). */
-#include "diagnose/rulesimage.h"
+#include "read/rulesimage.h"
 
 #include <stdint.h>
 #include <stdio.h>
