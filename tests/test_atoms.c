@@ -124,9 +124,22 @@ int main(void)
 	TAP_EQ_I64(added, KG_ATOMS_MAX, "a table takes %d atoms, then refuses", KG_ATOMS_MAX);
 	TAP_EQ_I64(kg_atoms_add(&full, "", 1), -1, "an empty literal is refused");
 
+	/* the scanner's full set, placed at build time (kg_atoms_placed.h),
+	 * is the one kg_atoms_place_scanner places now: the generated header
+	 * cannot drift from atomtab.h and the placement code */
+	static kg_atoms sets[KG_ATOMS_NSETS];
+	TAP_EQ_I64(kg_atoms_place_scanner(sets), 0, "the scanner's sets fit KG_ATOMS_MAX");
+	const kg_atoms *s = kg_scan_atoms(), *p = &sets[KG_ATOMS_FULL];
+	bool same = s->natoms == p->natoms && !memcmp(s->lo, p->lo, sizeof s->lo) &&
+		    !memcmp(s->hi, p->hi, sizeof s->hi) && !memcmp(s->byte, p->byte, sizeof s->byte) &&
+		    !memcmp(s->nin, p->nin, sizeof s->nin) && !memcmp(s->in, p->in, sizeof s->in);
+	for (int i = 0; same && i < s->natoms; i++)
+		same = !strcmp(s->atom[i].lit, p->atom[i].lit) && s->atom[i].fp == p->atom[i].fp &&
+		       s->atom[i].bucket == p->atom[i].bucket && s->atom[i].cls == p->atom[i].cls;
+	TAP_OK(same, "the build's placement of the %d atoms is the one placed now", p->natoms);
+
 	/* the scanner's atoms on training-log lines: ordinary lines stop
 	 * nothing, each trigger is found where it is */
-	const kg_atoms *s = kg_scan_atoms();
 	static const char *const quiet[] = {
 		"step 17 | loss 2.5895 | lr 2.550e-06 | grad_norm 0.925 | 191.9 ms/it",
 		"Epoch 0:  2%|          | 20/1000 [20:20<39:09,  5.20it/s, loss=2.517, v_num=3]",

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The scanner's two tiers (issue 30; lib/read/logscan.c, HEAD_FULL): past the
-log's first MiB only the OOM triggers (and root-cause blocks, memory_summary
+log's first 256 KiB only the OOM triggers (and root-cause blocks, memory_summary
 tables, one reading probe per MiB) are looked for; the context is read in
 full near each OOM and in the head. These tests put the same block deep in a
 long training log and check that the incident reads as it does alone, so

@@ -49,6 +49,23 @@ typedef struct kg_atoms {
  * literal is empty or too long. */
 int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls);
 
+/* The log scanner's atom sets (logscan.c, atomtab.h), in this order. */
+enum {
+	KG_ATOMS_FULL,        /* the triggers, then every context atom (tier 2) */
+	KG_ATOMS_QUIET,       /* the same without the reading-only atoms */
+	KG_ATOMS_TIER1,       /* the triggers and the tier-1 atoms */
+	KG_ATOMS_TIER1_READ,  /* tier 1 with the reading atoms (a probe) */
+	KG_ATOMS_NSETS
+};
+
+/* Places the scanner's sets into sets[KG_ATOMS_NSETS] with kg_atoms_add,
+ * in atomtab.h's order (each set starts with the same triggers, so the
+ * same choices). The build runs it once (atoms.c compiled with
+ * KG_ATOMS_GEN writes the result as kg_atoms_placed.h, which logscan.c
+ * uses); the tests run it to check that header against it. Returns -1
+ * when a set overflows KG_ATOMS_MAX (a bug in the tables). */
+int kg_atoms_place_scanner(kg_atoms sets[KG_ATOMS_NSETS]);
+
 /* Finds the first position at or after buf+from where some atom's
  * fingerprint starts and the whole atom matches inside buf[0..n) (the atom
  * itself may start up to its fingerprint offset before `from`). Returns that

@@ -13,6 +13,7 @@
  */
 #include "read/logscan.h"
 #include "read/atoms.h"
+#include "read/atomtab.h"
 #include "read/context.h"
 #include "read/envelope.h"
 #include "read/logfacts.h"
@@ -97,9 +98,6 @@ typedef struct scanner {
 	size_t full_done;        /* where the last full region ended */
 	size_t t1_done;          /* just past the last line tier 1 processed */
 	size_t probe_at;         /* where tier 1 next looks for a reading */
-	bool small;              /* the whole input fit in its sniffed head:
-	                            every line is read in full, no prefilter
-	                            (placing the atoms would cost more) */
 
 	size_t truncated_lines;
 	long first_truncated;
@@ -1084,18 +1082,6 @@ static void summary_start(scanner *sc, const char *s, size_t n, long line)
 	sc->summary_active = true;
 }
 
-enum {
-	A_OOM = 1,        /* an OOM grammar may start or continue on this line */
-	A_TB = 2,         /* traceback header or frame */
-	A_CTX = 4,        /* allocator config echo, follow-up, root cause,
-	                     parallelism hint */
-	A_READ = 16,      /* a memory reading (logfacts.h): sampled */
-	A_BATCH = 32,     /* a batch setting (kg_parse_batch_hint) */
-	A_SIGN = 64,      /* nvidia-smi rows, the reporter's words (kg_parse_signs) */
-	A_MODEL = 128,    /* the model, its precision, the mode, the card, host RAM
-	                     (kg_parse_modelinfo) */
-	A_ALL = A_OOM | A_TB | A_CTX | A_READ | A_BATCH | A_SIGN | A_MODEL,
-};
 
 #define READINGS_ALL 4096        /* parse every reading up to this many … */
 #define READING_STRIDE (64u << 10) /* … then at most one per 64 KiB of input */
@@ -1279,147 +1265,38 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
  * after it: follow-ups). Everywhere else, tier 1 looks only for what starts
  * an incident or must be read wherever it is: the grammars' trigger
  * literals, torchelastic's root-cause block and memory_summary() tables
- * (tier1_table); and for one memory reading per PROBE_STRIDE, probing the
+ * (atomtab.h: KG_TIER1_ATOMS); and for one memory reading per PROBE_STRIDE, probing the
  * PROBE_BYTES after each stride mark (readings over the whole log show
  * growth). A log without an OOM pays for the triggers alone. */
-#define HEAD_FULL (1u << 20)
+#define HEAD_FULL (256u << 10)
 #define NEAR_BEFORE (8u << 10)
 #define NEAR_AFTER (4u << 10)
 #define TB_BEFORE_MAX (512u << 10) /* how far back a traceback is followed */
 #define PROBE_BYTES (8u << 10)
 #define PROBE_STRIDE (1u << 20) /* tier 1: a reading probe per MiB */
 
-static kg_atoms atoms;        /* every atom: the full tier */
-static kg_atoms atoms_quiet;  /* all but the reading-only ones: used while
-                                 readings are being skipped (sampling);
-                                 completed the first time it is needed */
-static kg_atoms atoms_t1;     /* tier 1: triggers and tier1_table */
-static kg_atoms atoms_t1r;    /* tier 1 while probing for a reading */
-static bool atoms_ready, quiet_ready, t1_ready;
-static void atoms_init(void);
+/* The atom sets, placed at build time (atoms.c: kg_atoms_place_scanner,
+ * the generator writes kg_atoms_placed.h): every atom (tier 2), all but
+ * the reading-only ones (tier 2 while readings are being skipped), the
+ * triggers and the tier-1 atoms (tier 1), and those with the reading
+ * atoms (tier 1 probing for a reading). */
+#include "kg_atoms_placed.h"
+static const kg_atoms *const atoms = &kg_atoms_placed[KG_ATOMS_FULL];
 
 const kg_atoms *kg_scan_atoms(void)
 {
-	atoms_init();
-	return &atoms;
-}
-
-/* The atoms: every trigger literal of the grammars (oom.h, added first:
- * OOM lines are found by exactly the grammars' trigger literals, so the
- * atoms and kg_oom_candidate agree), every context parser's literal, and
- * the counter words. A line with none of them is never looked at again. */
-static const struct { const char *lit; uint32_t cls; } atom_table[] = {
-	{"Traceback (most recent call last)", A_TB}, {"File \"", A_TB},
-	{"During handling of the above", A_TB},
-	{"File /", A_TB}, {".py in ", A_TB}, {"<ipython-input", A_TB},
-	{"PYTORCH_", A_CTX}, {"device-side assert", A_CTX}, {"Watchdog", A_CTX},
-	{"illegal memory", A_CTX}, {"memory summary", A_CTX},
-	{".yaml", A_CTX}, {".yml", A_CTX},
-	{"ProcessGroupNCCL", A_CTX}, {"exitcode", A_CTX}, {"Root Cause", A_CTX},
-	/* memory readings and parallelism hints (logfacts.h); step and
-	 * epoch counters are found lazily, searching back from the line
-	 * that needs them (resolve_counters) */
-	{"memory", A_READ}, {"Memory", A_READ},
-	{"Mem", A_READ}, {"Max_MA", A_READ}, {"gpu_mem", A_READ}, {"n_jobs", A_CTX}, {"Parallel", A_CTX}, {"PAR=", A_CTX},
-	{"nproc", A_CTX}, {"pytest", A_CTX}, {"xdist", A_CTX}, {"[gw", A_CTX},
-	{"num_parallel", A_CTX},
-	/* platform markers (logfacts.h; TensorFlow's start-up lines have
-	 * "memory"/"Memory" and are read with the readings). The table holds
-	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */
-	{"WSL", A_CTX}, {"NvMap", A_CTX}, {"Jetson", A_CTX}, {"Cell In[", A_CTX},
-	/* the batch that ran (kg_parse_batch_hint) */
-	{"batch", A_BATCH | A_SIGN}, {"Batch", A_BATCH | A_SIGN}, {"_bs", A_BATCH | A_SIGN},
-	{"accum", A_BATCH}, {"Accum", A_BATCH},
-	/* nvidia-smi rows and the reporter's words (kg_parse_signs): phrases
-	 * of prose, not words a training log prints on every line ("eval",
-	 * "Validation", "after" would send each tqdm redraw and metrics line
-	 * down the context path: 2-4 µs a line) */
-	{"MiB |", A_SIGN}, {"MiB|", A_SIGN}, {"epochs", A_SIGN}, {"th epoch", A_SIGN},
-	{"nd epoch", A_SIGN}, {"rd epoch", A_SIGN}, {"hour", A_SIGN}, {"for a while", A_SIGN},
-	{"too long", A_SIGN}, {"bs=", A_SIGN | A_BATCH}, {"during", A_SIGN}, {"During", A_SIGN},
-	{"valid ", A_SIGN}, {"ation loop", A_SIGN}, {"ation step", A_SIGN}, {"ation phase", A_SIGN},
-	{"ation routine", A_SIGN}, {"eval loop", A_SIGN}, {"eval step", A_SIGN}, {"test loop", A_SIGN},
-	{"test step", A_SIGN}, {"when the", A_SIGN}, {"When the", A_SIGN},
-	/* the model and the machine (kg_parse_modelinfo): names and counts,
-	 * precision, the card, host RAM, the mode, adapters, what spreads the
-	 * model, a KV cache's shape ("GPU" is in every CUDA OOM message;
-	 * MemTotal and free's Mem: row come with the reading-class lines
-	 * that hold no reading) */
-	{"model", A_MODEL}, {"Model", A_MODEL}, {"param", A_MODEL}, {"Param", A_MODEL},
-	{"lama", A_MODEL}, {"gguf", A_MODEL}, {"istral", A_MODEL}, {"ixtral", A_MODEL},
-	{"Qwen", A_MODEL}, {"gpt", A_MODEL}, {"GPT", A_MODEL}, {"bert", A_MODEL},
-	{"hisper", A_MODEL}, {"sdxl", A_MODEL}, {"lux", A_MODEL}, {"glm", A_MODEL},
-	{"GLM", A_MODEL}, {"icuna", A_MODEL}, {"eepseek", A_MODEL}, {"eepSeek", A_MODEL},
-	{"ephyr", A_MODEL}, {"phi-", A_MODEL}, {"Phi-", A_MODEL}, {"opt-", A_MODEL},
-	{"f16", A_MODEL}, {"bit", A_MODEL}, {"int8", A_MODEL}, {"int4", A_MODEL},
-	{"AWQ", A_MODEL}, {"GPTQ", A_MODEL}, {"dtype", A_MODEL},
-	{"NVIDIA", A_MODEL}, {"Tesla", A_MODEL}, {"RTX", A_MODEL}, {"GTX", A_MODEL},
-	{"A100", A_MODEL}, {"H100", A_MODEL}, {"V100", A_MODEL}, {"GPU", A_MODEL},
-	{"Instinct", A_MODEL}, {"--mem", A_MODEL}, {"RAM", A_MODEL},
-	{"do_train", A_MODEL}, {"train.py", A_MODEL}, {"LLM(", A_MODEL},
-	{"vllm", A_MODEL}, /* not vocabulary: log text */
-	{"infer", A_MODEL}, {"pipeline(", A_MODEL}, {"lora", A_MODEL}, {"LoRA", A_MODEL},
-	{"peft", A_MODEL}, {"PEFT", A_MODEL}, {"device_map", A_MODEL}, {"deepspeed", A_MODEL},
-	{"DeepSpeed", A_MODEL}, {"fsdp", A_MODEL}, {"FSDP", A_MODEL}, {"offload", A_MODEL},
-	{"parallel_size", A_MODEL}, {"SGD", A_MODEL}, {"_layer", A_MODEL}, {"_head", A_MODEL},
-	{"hidden_size", A_MODEL}, {"n_ctx", A_MODEL},
-};
-#define NATOM_TABLE (sizeof atom_table / sizeof atom_table[0])
-
-/* What tier 1 reads besides the triggers: torchelastic's root-cause block
- * (the rank that failed first, printed at the end of a multi-rank log) and
- * memory_summary() tables (the report's snapshots[], OOM or not). */
-static const char *const tier1_table[] = {"Root Cause", "memory summary"};
-
-static void atoms_init(void)
-{
-	if (atoms_ready)
-		return;
-	memset(&atoms, 0, sizeof atoms);
-	size_t ntrig;
-	const char *const *trig = kg_oom_triggers(&ntrig);
-	/* a literal that does not fit is a bug in the tables, not input: a
-	 * dropped atom would silently skip every line that needs it */
-	for (size_t i = 0; i < ntrig; i++)
-		if (kg_atoms_add(&atoms, trig[i], A_OOM) < 0)
-			abort();
-	/* every set starts with the same triggers in the same order, so the
-	 * same choices: placed once and copied; the other sets' atoms are
-	 * placed when a log first needs them (quiet_atoms, tier1_atoms): a
-	 * small log never does */
-	atoms_quiet = atoms;
-	atoms_t1 = atoms;
-	for (size_t i = 0; i < NATOM_TABLE; i++)
-		if (kg_atoms_add(&atoms, atom_table[i].lit, atom_table[i].cls) < 0)
-			abort();
-	atoms_ready = true;
+	return atoms;
 }
 
 static const kg_atoms *quiet_atoms(void)
 {
-	if (!quiet_ready) {
-		for (size_t i = 0; i < NATOM_TABLE; i++)
-			if (atom_table[i].cls != A_READ)
-				kg_atoms_add(&atoms_quiet, atom_table[i].lit, atom_table[i].cls);
-		quiet_ready = true;
-	}
-	return &atoms_quiet;
+	return &kg_atoms_placed[KG_ATOMS_QUIET];
 }
 
 /* The tier-1 set, or with `probe` the same plus the reading atoms. */
 static const kg_atoms *tier1_atoms(bool probe)
 {
-	if (!t1_ready) {
-		for (size_t i = 0; i < sizeof tier1_table / sizeof *tier1_table; i++)
-			if (kg_atoms_add(&atoms_t1, tier1_table[i], A_CTX) < 0)
-				abort();
-		atoms_t1r = atoms_t1;
-		for (size_t i = 0; i < NATOM_TABLE; i++)
-			if (atom_table[i].cls == A_READ && kg_atoms_add(&atoms_t1r, atom_table[i].lit, A_READ) < 0)
-				abort();
-		t1_ready = true;
-	}
-	return probe ? &atoms_t1r : &atoms_t1;
+	return &kg_atoms_placed[probe ? KG_ATOMS_TIER1_READ : KG_ATOMS_TIER1];
 }
 
 #define BUF_CHUNK (4u << 20)        /* read size */
@@ -1981,7 +1858,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 		 * line would go through full_line) */
 		if (sc->root_cause_open && rd->pos_line - sc->root_cause_line > ROOT_CAUSE_LINES)
 			sc->root_cause_open = false;
-		bool full = sc->small || sc->tb_active || sc->root_cause_open || sc->summary_active;
+		bool full = sc->tb_active || sc->root_cause_open || sc->summary_active;
 		if (!full && rd->base + from >= sc->full_until) {
 			if (sc->full_done < rd->base + from && sc->full_until > sc->full_done)
 				sc->full_done = rd->base + from;
@@ -2005,7 +1882,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 		if (!full) {
 			size_t quiet = quiet_end(sc, rd, end);
 			size_t lim = quiet > from && quiet < end ? quiet : end;
-			hit = kg_atoms_find_lines(quiet > from ? quiet_atoms() : &atoms, rd->buf, lim, from, &cls, &nl);
+			hit = kg_atoms_find_lines(quiet > from ? quiet_atoms() : atoms, rd->buf, lim, from, &cls, &nl);
 			if (hit >= lim && lim < end) {
 				/* readings count again from the line holding `lim`:
 				 * go on from its start with every atom */
@@ -2016,7 +1893,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 					rd->pos = ls;
 					continue;
 				}
-				hit = kg_atoms_find_lines(&atoms, rd->buf, end, from, &cls, &nl);
+				hit = kg_atoms_find_lines(atoms, rd->buf, end, from, &cls, &nl);
 			}
 		}
 		rd->pos_line += (long)nl;
@@ -2035,7 +1912,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 			cls = 0;
 			for (size_t scan = ls; scan < le;) {
 				uint32_t c2;
-				size_t h2 = kg_atoms_find(&atoms, rd->buf, le, scan, &c2);
+				size_t h2 = kg_atoms_find(atoms, rd->buf, le, scan, &c2);
 				if (h2 >= le)
 					break;
 				cls |= c2;
@@ -2176,16 +2053,7 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf
 		return kg_fail(err, "internal error compiling patterns: %s", e.msg);
 	scanner sc;
 	memset(&sc, 0, sizeof sc);
-	/* an input that ended within its sniffed head (KG_SNIFF_BYTES: a
-	 * pasted message, a short job) is read line by line in full: every
-	 * line goes through the context readers, which check their own words,
-	 * so the result is the prefilter's, without the cost of placing its
-	 * atoms (about a million instructions) */
-	sc.small = true;
-	for (size_t k = 0; k < nsrc; k++)
-		sc.small &= srcs[k]->headlen < KG_SNIFF_BYTES;
-	if (!sc.small)
-		atoms_init();
+
 	sc.rep = rep;
 	sc.lf = lf;
 	sc.name = src->name;

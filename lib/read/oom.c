@@ -97,6 +97,7 @@
  *                         or OOM in an error's words and no grammar reads
  */
 #include "read/oom.h"
+#include "read/atomtab.h"
 #include "read/regex.h"
 #include "model/units.h"
 #include "model/util.h"
@@ -578,34 +579,10 @@ void kg_oom_fini(void)
 
 /* Every grammar's head contains one of these, verbatim and case-sensitive
  * (the texts are fixed strings in their sources). */
-static const char *const triggers[] = {
-	"out of memory", "Tried to allocate", "OUT_OF_MEMORY", "Out of memory",
-	"OOM when allocating", "_STATUS_", "DefaultCPUAllocator",
-	"failed to allocate", "Failed to allocate", "cudaMalloc failed",
-	"Allocation on device", "exceeds the memory limit", "Attempting to allocate",
-	"ncclUnhandledCudaError", "failed to create cublas handle",
-	"Buy new RAM", "Killed", "SIGKILL", "Failed to get convolution algorithm",
-	"esource allocation failed", "valid cuDNN algorithm", "Ran out of memory in",
-	"No executable batch size", "bad_alloc", "best cudnn convolution", "killed",
-	"OutOfMemory", "MemoryAllocation",
-	"OUT_OF_DEVICE_MEMORY", "No available memory", "stored in KV cache",
-	"Device memory allocation", "ErrorOutOfDeviceMemory",
-	/* issue 31: each specific to its message, rare in a training log */
-	"Unexpected bus error", "algo for convolution", "storage allocation failure",
-	"Exceeded max size of memory", "out of GPU resources", "requires more system memory",
-	"rror 1455", "paging file is too small", "Auslagerungsdatei ist zu klein", "页面文件太小",
-	"oom-kill", "oom_kill event", "Out Of Memory", "OOMKilled", "code 137", "status 137",
-	"Out of host memory",
-	/* the safety net's own (kg_oom_unrecognized): OOM as an error's word; a
-	 * bare "OOM" would stop on every line that mentions it */
-	"Out of Memory", "OUT OF MEMORY", "OOM error", "OOM Error",
-	/* last: the atoms are placed in this order, each in the bucket its
-	 * fingerprint costs least (atoms.c), so the order moves every later
-	 * atom; with this one last neither bench/log generator's log without
-	 * an OOM scans slower than before issue 31 (with it before the net's
-	 * literals, genmixed's did by 6-10 %) */
-	"exitcode: -9",
-};
+/* (the list is in read/atomtab.h, shared with the prefilter's placement) */
+#define KG_TRIGGER_LIT(lit) lit,
+static const char *const triggers[] = {KG_OOM_TRIGGERS(KG_TRIGGER_LIT)};
+#undef KG_TRIGGER_LIT
 
 static bool has_lit(const char *s, size_t n, const char *lit)
 {
