@@ -99,7 +99,21 @@ static void signs(void)
 		{"Loading valid dataset from data.valid.0.pt", "eval"},
 		{"when the validation is going to start I get", "eval"},
 		{"an OOM during inference", "eval"},
+		/* dcause-0047, 0058, 0029, 0054, 0055's words (their threads,
+		 * testdata/cases/dev-causes.jsonl) */
+		{"There appears to be a memory leak during the training routine", "leak"},
+		{"After each batch the GPU memory allocation keeps on increasing.", "leak"},
+		{"memory grows after every epoch", "leak"},
+		{"when restarting, when it loads the existing checkpoint, I always get OOM", "checkpoint"},
+		{"It only runs out of memory when saving the model after training.", "checkpoint"},
+		{"OOM right after resuming training from step 4000", "checkpoint"},
+		{"when I try to run both evaluation scripts simultaneously", "parallel"},
+		{"I run two training processes on the same GPU", "parallel"},
 		/* not signs */
+		{"Loading checkpoint shards: 52%", NULL},
+		{"Saving model checkpoint to out/checkpoint-500", NULL},
+		{"no leak so far: memory stays flat", NULL},
+		{"DistributedDataParallel on 8 GPUs", NULL},
 		{"after 1 epoch it fails", NULL},
 		{"the 1st epoch is fine", NULL},
 		{"after 10 steps", NULL},
@@ -115,7 +129,8 @@ static void signs(void)
 		kg_log_markers w;
 		memset(&w, 0, sizeof w);
 		int got = sign(&w, words[i].line, 1);
-		const char *kind = w.late_line ? "late" : w.batch1_line ? "batch" : w.eval_line ? "eval" : NULL;
+		const char *kind = w.late_line ? "late" : w.batch1_line ? "batch" : w.eval_line ? "eval" :
+				   w.leak_line ? "leak" : w.ckpt_line ? "checkpoint" : w.par_line ? "parallel" : NULL;
 		TAP_OK(got == (words[i].kind != NULL) && (kind == words[i].kind ||
 		       (kind && words[i].kind && !strcmp(kind, words[i].kind))),
 		       "\"%s\": %s", words[i].line, words[i].kind ? words[i].kind : "no sign");

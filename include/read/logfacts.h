@@ -117,6 +117,12 @@ typedef struct kg_log_markers {
 	 * evaluation loop", "Loading valid dataset") */
 	char late_text[120], batch1_text[120], eval_text[120];
 	long late_line, batch1_line, eval_line;
+	/* … memory that grows ("a memory leak", "keeps on increasing"), a
+	 * checkpoint loaded, resumed from or saved ("when it loads the
+	 * existing checkpoint"), several jobs on one device ("two processes
+	 * on the same GPU", "run both scripts simultaneously") */
+	char leak_text[120], ckpt_text[120], par_text[120];
+	long leak_line, ckpt_line, par_line;
 } kg_log_markers;
 
 /* Reads the markers on one line into m (only kinds not yet seen). Returns

@@ -315,6 +315,28 @@ static pattern p_evalw = {.src = "\\bduring\\s+(?:the\\s+)?(?:evaluation|validat
 		"|\\bloading\\s+(?:the\\s+)?valid\\s+(?:data\\s*set|data|set)\\b"
 		"|\\bwhen\\s+the\\s+(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"};
 
+/* Memory that grows, in the reporter's words: "memory leak", "the GPU
+ * memory allocation keeps on increasing", "memory grows after each batch",
+ * "leaks GPU memory". Each form holds one of the scanner's atoms ("leak",
+ * "keep", "grow", "increas"). */
+static pattern p_leakw = {.src = "\\bmemory\\s+leak(?:s|age)?\\b|\\bleak(?:s|ing)?\\s+(?:gpu\\s+|cuda\\s+)?memory\\b"
+		"|\\b(?:memory|usage|allocation|vram)(?:\\s+\\w+){0,3}?\\s+(?:keeps?|kept)\\s+(?:on\\s+)?(?:increasing|growing|rising|going\\s+up)\\b"
+		"|\\b(?:memory|usage|vram)\\s+(?:increases|grows|goes\\s+up)\\s+(?:after|with|on|at|in)\\s+(?:every|each)\\s+(?:batch|step|iteration|epoch)\\b"};
+/* A checkpoint in the reporter's words: loading or resuming from one
+ * ("when it loads the existing checkpoint"), saving the model ("runs out
+ * of memory when saving the model"): the prose of a report, where a log's
+ * own "Saving model checkpoint to …" is read as its phase word
+ * (context.c). Each form holds the atom "checkpoint", "resum" or "saving". */
+static pattern p_ckptw = {.src = "\\b(?:load|loads|loading|loaded|resum(?:e|es|ing|ed)|restor(?:e|es|ing|ed))\\s+(?:from\\s+)?(?:the\\s+|a\\s+|an\\s+|my\\s+)?(?:existing\\s+|saved\\s+|last\\s+|latest\\s+|previous\\s+)?checkpoints?\\b(?!\\s+shards)"
+		"|\\bresum(?:e|ing)\\s+(?:the\\s+)?training\\b"
+		"|\\b(?:when|while|during|after)\\s+(?:it\\s+is\\s+|I\\s+am\\s+)?sav(?:e|es|ing)\\s+(?:the\\s+|a\\s+|my\\s+)?(?:model|checkpoint|weights|state[_ ]dict)\\b"};
+/* Several jobs on one device, in the reporter's words: "two processes on
+ * the same GPU", "7 training scripts sharing one card", "run both
+ * evaluation scripts simultaneously". Each form holds the atom "same",
+ * "single", "shared", "simultaneous", "concurrent" or "parallel". */
+static pattern p_parw = {.src = "\\b(?:two|three|four|several|multiple|many|other|another|both|[2-9]|[1-9][0-9])\\s+(?:\\w+\\s+)?(?:process(?:es)?|jobs?|scripts?|programs?|instances?|models?|notebooks?|kernels?|trainings?|experiments?)\\b[^.\\n]{0,60}?\\b(?:same|one|single|shared?)\\s+(?:gpu|card|device)s?\\b"
+		"|\\b(?:run|runs|running|launch\\w*|start\\w*)\\b[^.\\n]{0,60}?\\b(?:simultaneously|concurrently|at\\s+the\\s+same\\s+time|in\\s+parallel)\\b"};
+
 static void keep_text(char *dst, size_t cap, const char *s, size_t n)
 {
 	while (n && (*s == ' ' || *s == '\t' || *s == '>'))
@@ -378,6 +400,31 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		keep_text(m->eval_text, sizeof m->eval_text, s, n);
 		m->eval_line = lineno;
 		got = 1;
+	}
+	/* the words of later signs (a table: the marker, its pattern, the
+	 * words one of which every match holds) */
+	struct {
+		char *text;
+		long *line;
+		pattern *p;
+		const char *words[7];
+	} more[] = {
+		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", NULL}},
+		{m->ckpt_text, &m->ckpt_line, &p_ckptw, {"checkpoint", "resum", "sav", NULL}},
+		{m->par_text, &m->par_line, &p_parw, {"same", "single", "shared", "simultaneous", "concurrent",
+						      "parallel", NULL}},
+	};
+	for (size_t k = 0; k < sizeof more / sizeof *more; k++) {
+		size_t nw = 0;
+		while (more[k].words[nw])
+			nw++;
+		if (*more[k].line || !has_any(s, n, more[k].words, nw))
+			continue;
+		if ((at = 0, match(more[k].p, s, n, &at))) {
+			keep_text(more[k].text, sizeof m->leak_text, s, n);
+			*more[k].line = lineno;
+			got = 1;
+		}
 	}
 	return got;
 }
@@ -816,6 +863,9 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		{"log.words.late", mk->late_line, mk->late_text},
 		{"log.words.batch_one", mk->batch1_line, mk->batch1_text},
 		{"log.words.eval", mk->eval_line, mk->eval_text},
+		{"log.words.leak", mk->leak_line, mk->leak_text},
+		{"log.words.checkpoint", mk->ckpt_line, mk->ckpt_text},
+		{"log.words.parallel", mk->par_line, mk->par_text},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		if (!words[i].line)
