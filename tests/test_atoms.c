@@ -6,9 +6,12 @@
  * aarch64) must give the position, classes and newline count the naive
  * search gives, for every start offset and buffer end. */
 #include "read/atoms.h"
+#include "read/atomtab.h"
+#include "read/config.h"
 #include "read/logscan.h"
 #include "tap.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 
 
@@ -137,6 +140,47 @@ int main(void)
 		same = !strcmp(s->atom[i].lit, p->atom[i].lit) && s->atom[i].fp == p->atom[i].fp &&
 		       s->atom[i].bucket == p->atom[i].bucket && s->atom[i].cls == p->atom[i].cls;
 	TAP_OK(same, "the build's placement of the %d atoms is the one placed now", p->natoms);
+
+	/* every key of a role that a log's text gives (rules/keys.yaml's
+	 * `log:` kinds, kg_parse_settings) holds a settings atom in one of
+	 * its spellings (words joined by `_`, by `-`, upper case), so the
+	 * prefilter hands its line to the reader */
+	const char *rd = getenv("KG_RULES");
+	kg_role *roles;
+	size_t nroles;
+	kg_error err = {0};
+	TAP_EQ_I64(kg_roles_load(rd ? rd : "rules", &roles, &nroles, &err), 0, "keys.yaml: %s", err.msg);
+	for (size_t r = 0; r < nroles; r++) {
+		if (!roles[r].log)
+			continue;
+		for (size_t k = 0; k < roles[r].nkeys; k++) {
+			const char *key = roles[r].keys[k];
+			if (strchr(key, '.'))
+				continue;
+			char dash[96], up[96], flag[100];
+			snprintf(dash, sizeof dash, "%s", key);
+			snprintf(up, sizeof up, "%s", key);
+			for (char *c = dash; *c; c++)
+				*c = *c == '_' ? '-' : *c;
+			for (char *c = up; *c; c++)
+				*c = (char)toupper((unsigned char)*c);
+			bool held = false;
+			const char *forms[] = {key, dash, up};
+			for (int f = 0; f < 3 && !held; f++) {
+				snprintf(flag, sizeof flag, "--%s=1", forms[f]);
+				uint32_t c;
+				for (size_t at = 0; !held;) {
+					size_t h = kg_atoms_find(s, flag, strlen(flag), at, &c);
+					if (h >= strlen(flag))
+						break;
+					held = (c & A_BATCH) != 0;
+					at = h + 1;
+				}
+			}
+			TAP_OK(held, "the settings key %s (%s) holds an A_BATCH atom", key, roles[r].name);
+		}
+	}
+	kg_roles_free(roles, nroles);
 
 	/* the scanner's atoms on training-log lines: ordinary lines stop
 	 * nothing, each trigger is found where it is */

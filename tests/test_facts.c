@@ -367,12 +367,13 @@ static void six_processes(kg_incident *inc, const char *allocated)
 	inc->mem.nprocs = 6;
 }
 
-/* batch settings in a log line: key=value, key: value, HF's banner and
- * an echoed argparse command line (`--key value`, `--key=value`, words
- * joined by _ or -); a longer key is not a shorter one */
+/* settings in a log line (rules/keys.yaml's roles with a `log:` kind):
+ * key=value, key: value, HF's banner, an echoed argparse command line
+ * (`--key value`, `--key=value`, words joined by _ or -), a call's keyword
+ * and argument; a longer key is not a shorter one */
 static void batch_hints(void)
 {
-	static const struct { const char *line; const char *role; int64_t v; } bc[] = {
+	static const struct { const char *line; const char *role; double v; } bc[] = {
 		{"per_device_train_batch_size=16, gradient_accumulation_steps=2", "train_batch_size", 16},
 		{"  Instantaneous batch size per device = 4", "train_batch_size", 4},
 		{"$ python finetune.py --model qwen2-7b --per_device_train_batch_size 8", "train_batch_size", 8},
@@ -381,24 +382,36 @@ static void batch_hints(void)
 		{"python run.py --eval-batch-size 256", "eval_batch_size", 256},
 		{"accelerate launch sft.py --gradient-accumulation-steps 4", "grad_accum_steps", 4},
 		{"eval-batch-size=16", "eval_batch_size", 16},
+		/* dcause-0089's pasted call (vllm-project/vllm issue), 0036's, and
+		 * the caps' other spellings */
+		{"llm = LLM(model=\"hiuman/Vistral-7B-Chat-quantize\", quantization=\"AWQ\",enforce_eager=True, gpu_memory_utilization=0.1)",
+		 "gpu_memory_utilization", 0.1},
+		{"client.index(index_name).add_documents(documents, batch_size=50, device='cuda', processes=4)", "parallel_jobs", 4},
+		{"torch.cuda.set_per_process_memory_fraction(0.5)", "memory_fraction", 0.5},
+		{"XLA_PYTHON_CLIENT_MEM_FRACTION=.45 python train.py", "memory_fraction", 0.45},
+		{"config.gpu_options.per_process_gpu_memory_fraction = 0.4", "memory_fraction", 0.4},
+		{"vllm serve Qwen/Qwen2-72B --max-model-len 32768 --tensor-parallel-size 2", "max_model_len", 32768},
+		{"build/bin/llama-server -m model.gguf -ngl 99 -c 8192", "n_gpu_layers", 99},
+		{"docker run --gpus all --shm-size=8g pytorch/pytorch", "shm_size", 8589934592.0},
+		{"TF_FORCE_GPU_ALLOW_GROWTH=true python train.py", "allow_growth", 1},
 		{"usage: train.py [--batch-size BATCH_SIZE]", NULL, 0},
 		{"Epoch 0 | Batch 30/200 | Loss 1.56", NULL, 0},
 	};
 	for (size_t i = 0; i < sizeof bc / sizeof *bc; i++) {
-		kg_batch_hint h[3];
-		int n = kg_parse_batch_hint(bc[i].line, strlen(bc[i].line), h, 3);
+		kg_log_setting h[4];
+		int n = kg_parse_settings(bc[i].line, strlen(bc[i].line), h, 4);
 		if (!bc[i].role) {
-			TAP_OK(n == 0, "no batch setting: %s", bc[i].line);
+			TAP_OK(n == 0, "no setting: %s", bc[i].line);
 			continue;
 		}
 		bool found = false, wrong = false;
 		for (int k = 0; k < n; k++) {
 			if (!strcmp(h[k].role, bc[i].role))
 				found = h[k].value == bc[i].v;
-			else if (strcmp(bc[i].role, "train_batch_size") && !strcmp(h[k].role, "train_batch_size"))
+			else if (!strcmp(bc[i].role, "eval_batch_size") && !strcmp(h[k].role, "train_batch_size"))
 				wrong = true; /* an eval key read as the training batch */
 		}
-		TAP_OK(found && !wrong, "batch setting %s = %lld: %s", bc[i].role, (long long)bc[i].v, bc[i].line);
+		TAP_OK(found && !wrong, "setting %s = %g: %s", bc[i].role, bc[i].v, bc[i].line);
 	}
 }
 

@@ -69,9 +69,9 @@ enum {
 	 * epoch counters are found lazily, searching back from the line \
 	 * that needs them (resolve_counters) */ \
 	X("memory", A_READ) X("Memory", A_READ) \
-	X("Mem", A_READ) X("Max_MA", A_READ) X("gpu_mem", A_READ) X("n_jobs", A_CTX) X("Parallel", A_CTX) X("PAR=", A_CTX) \
+	X("Mem", A_READ) X("Max_MA", A_READ) X("gpu_mem", A_READ) X("n_jobs", A_CTX | A_BATCH) X("Parallel", A_CTX) X("PAR=", A_CTX) \
 	X("nproc", A_CTX) X("pytest", A_CTX) X("xdist", A_CTX) X("[gw", A_CTX) \
-	X("num_parallel", A_CTX) \
+	X("num_parallel", A_CTX | A_BATCH) \
 	/* platform markers (logfacts.h; TensorFlow's start-up lines have \
 	 * "memory"/"Memory" and are read with the readings). The table holds \
 	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */ \
@@ -79,6 +79,14 @@ enum {
 	/* the batch that ran (kg_parse_batch_hint) */ \
 	X("batch", A_BATCH | A_SIGN) X("Batch", A_BATCH | A_SIGN) X("_bs", A_BATCH | A_SIGN) \
 	X("accum", A_BATCH) X("Accum", A_BATCH) \
+	/* the other settings of rules/keys.yaml's roles read from a log \
+	 * (kg_parse_settings; unit-atoms checks each key holds one) */ \
+	X("gpu_memory", A_BATCH) X("gpu-memory", A_BATCH) X("fraction", A_BATCH) X("FRACTION", A_BATCH) \
+	X("WATERMARK", A_BATCH) X("growth", A_BATCH) X("GROWTH", A_BATCH) X("model_len", A_BATCH) \
+	X("model-len", A_BATCH) X("seq_len", A_BATCH) X("ngl", A_BATCH) X("gpu_layers", A_BATCH) \
+	X("gpu-layers", A_BATCH) X("num_gpu", A_BATCH) X("shm", A_BATCH) X("processes", A_BATCH) \
+	X("jobs", A_BATCH) X("trials", A_BATCH) X("submodels", A_BATCH) X("update_freq", A_BATCH) \
+	X("-bs", A_BATCH) \
 	/* nvidia-smi rows and the reporter's words (kg_parse_signs): phrases \
 	 * of prose, not words a training log prints on every line ("eval", \
 	 * "Validation", "after" would send each tqdm redraw and metrics line \
@@ -93,8 +101,8 @@ enum {
 	 * reporter's words (kg_parse_signs: p_leakw, p_ckptw, p_parw) */ \
 	X("leak", A_SIGN) X("keep", A_SIGN) X("kept", A_SIGN) X("grow", A_SIGN) X("increas", A_SIGN) \
 	X("checkpoint", A_SIGN) X("resum", A_SIGN) X("saving", A_SIGN) X("same", A_SIGN) \
-	X("single", A_SIGN) X("shared", A_SIGN) X("simultaneous", A_SIGN) X("concurrent", A_SIGN) \
-	X("parallel", A_SIGN) \
+	X("single", A_SIGN) X("shared", A_SIGN) X("simultaneous", A_SIGN) X("concurrent", A_SIGN | A_BATCH) \
+	X("parallel", A_SIGN | A_BATCH) \
 	/* the model and the machine (kg_parse_modelinfo): names and counts, \
 	 * precision, the card, host RAM, the mode, adapters, what spreads the \
 	 * model, a KV cache's shape ("GPU" is in every CUDA OOM message; \

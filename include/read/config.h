@@ -48,7 +48,15 @@ typedef struct kg_role {
 	size_t nkeys;
 	char *insert;        /* key to add when the role is missing */
 	char *near;          /* role whose mapping receives the inserted key */
+	char *log;           /* how a log's text gives it: "count", "fraction",
+	                        "size", "bool", or NULL (not read from logs) */
 } kg_role;
+
+/* The roles of keys.yaml in dir (NULL: kg_rules_data_dir's), in file
+ * order, into *roles / *n (free with kg_roles_free). Returns 0, or -1 with
+ * err on an unreadable or malformed keys.yaml. */
+int kg_roles_load(const char *dir, kg_role **roles, size_t *n, kg_error *err);
+void kg_roles_free(kg_role *roles, size_t n);
 
 typedef struct kg_dataset {
 	char *name;

@@ -134,17 +134,19 @@ int kg_parse_marker(const char *line, size_t n, long lineno, kg_log_markers *m);
  * Returns 1 when it recorded one, else 0. */
 int kg_parse_signs(const char *line, size_t n, long lineno, kg_log_markers *m);
 
-/* A batch setting the log printed (the batch that ran). */
-typedef struct kg_batch_hint {
-	const char *role;          /* static: train_batch_size, eval_batch_size or grad_accum_steps */
-	int64_t value;
-	long line;                 /* filled by kg_log_facts_add_batch */
-} kg_batch_hint;
+/* A setting the log printed (the batch that ran, a memory cap, the
+ * engine's context length, …): a role of rules/keys.yaml with a `log:`
+ * kind. */
+typedef struct kg_log_setting {
+	const char *role;          /* the role's name (lives as long as the process) */
+	double value;              /* a count, a share (0.9), bytes, or 0/1 */
+	long line;                 /* filled by kg_log_facts_add_setting */
+} kg_log_setting;
 
 typedef struct kg_log_facts {
 	kg_log_reading *readings;
 	size_t nreadings, cap;
-	kg_batch_hint *batch;      /* in line order */
+	kg_log_setting *batch;         /* the settings, in line order */
 	size_t nbatch, batch_cap;
 	int64_t parallel_jobs;     /* largest hint, KG_NONE when none */
 	const char *parallel_kind;
@@ -168,24 +170,27 @@ struct kg_model_signs *kg_log_facts_models(kg_log_facts *lf);
 /* Records a parallelism hint (the largest one is kept). */
 void kg_log_facts_add_parallel(kg_log_facts *lf, int64_t jobs, const char *kind, long line);
 
-/* Parses the batch settings one log line prints (at most max, one per
- * role): key=value or key: value with the key names of rules/keys.yaml's
- * train_batch_size, eval_batch_size and grad_accum_steps roles
- * (per_device_train_batch_size, batch_size, train_bs, test_bs,
- * gradient_accumulation_steps, accumulate_grad_batches, …), and HF
- * Trainer's banner ("Instantaneous batch size per device = 16",
- * "Gradient Accumulation steps = 2"), and an echoed command line's
- * `--per_device_train_batch_size 8`, `--batch-size=64` (argparse; the
- * key's words joined by `_` or `-`). Returns how many it wrote. */
-int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max);
+/* Parses the settings one log line prints (at most max, one per role):
+ * every role of rules/keys.yaml with a `log:` kind (count, fraction,
+ * size, bool), by its key names in the forms `key=value`, `key: value`,
+ * `"key": value`, `key(value)` (set_per_process_memory_fraction(0.5)), and
+ * an echoed command line's `--key value`, `--key=value`, `-key value`
+ * (argparse and llama.cpp; the key's words joined by `_` or `-`); a key is
+ * never read inside a longer one (`eval-batch-size=16` is no
+ * `batch-size`). Also HF Trainer's banner ("Instantaneous batch size per
+ * device = 16", "Gradient Accumulation steps = 2"). Counts are 1 to 10^8,
+ * shares 0 to 10, sizes bytes (c10's units, kg_size_parse), booleans 0/1.
+ * keys.yaml is read once (the installed one, or KGMEM_RULES_PATH's);
+ * unreadable, no setting is read. Returns how many it wrote. */
+int kg_parse_settings(const char *s, size_t n, kg_log_setting *out, int max);
 /* Records one (at most 4,096 are kept). */
-void kg_log_facts_add_batch(kg_log_facts *lf, const kg_batch_hint *h, long line);
-/* Sets config.train_batch_size, config.eval_batch_size and
- * config.grad_accum_steps to the last value of each the log printed
- * before line `before` (0: the whole log), provenance "PATH:LINE". The
- * caller sets them after a config file's: the log's batch is the one that
- * ran (a config patched since must not be patched again). */
-void kg_facts_batch_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f);
+void kg_log_facts_add_setting(kg_log_facts *lf, const kg_log_setting *h, long line);
+/* Sets config.ROLE to the last value of each role the log printed before
+ * line `before` (0: the whole log), typed by the role's kind (count,
+ * ratio, bytes, bool), provenance "PATH:LINE". The caller sets them after
+ * a config file's: the log's batch is the one that ran (a config patched
+ * since must not be patched again). */
+void kg_facts_settings_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f);
 
 /* Sets the log.* facts from what was seen before line `before` (0: the
  * whole log), provenance "PATH:LINE", then re-derives. The first call

@@ -258,10 +258,14 @@ static int load_registry(const char *dir, const char *file, ydoc *d, char **text
 	return 0;
 }
 
-static int load_roles(kg_config *c, const char *dir, kg_error *err)
+int kg_roles_load(const char *dir, kg_role **roles, size_t *n, kg_error *err)
 {
 	ydoc d;
 	char *text;
+	*roles = NULL;
+	*n = 0;
+	if (!dir)
+		dir = kg_rules_data_dir("keys.yaml");
 	if (load_registry(dir, "keys.yaml", &d, &text, err) < 0)
 		return -1;
 	yaml_node_t *root = yaml_document_get_root_node(&d.doc);
@@ -275,19 +279,40 @@ static int load_roles(kg_config *c, const char *dir, kg_error *err)
 		yaml_node_t *v = yaml_document_get_node(&d.doc, p->value);
 		if (!name)
 			continue;
-		c->roles = kg_realloc(c->roles, (c->nroles + 1) * sizeof *c->roles);
-		kg_role *r = &c->roles[c->nroles++];
+		*roles = kg_realloc(*roles, (*n + 1) * sizeof **roles);
+		kg_role *r = &(*roles)[(*n)++];
 		memset(r, 0, sizeof *r);
 		r->name = kg_strdup(name);
 		r->keys = string_list(&d.doc, map_get(&d.doc, v, "keys"), &r->nkeys);
 		const char *ins = scalar(map_get(&d.doc, v, "insert"));
 		const char *near = scalar(map_get(&d.doc, v, "near"));
+		const char *log = scalar(map_get(&d.doc, v, "log"));
 		r->insert = kg_strdup(ins ? ins : name);
 		r->near = near ? kg_strdup(near) : NULL;
+		r->log = log ? kg_strdup(log) : NULL;
 	}
 	ydoc_free(&d);
 	free(text);
 	return 0;
+}
+
+void kg_roles_free(kg_role *roles, size_t n)
+{
+	for (size_t r = 0; r < n; r++) {
+		free(roles[r].name);
+		for (size_t k = 0; k < roles[r].nkeys; k++)
+			free(roles[r].keys[k]);
+		free(roles[r].keys);
+		free(roles[r].insert);
+		free(roles[r].near);
+		free(roles[r].log);
+	}
+	free(roles);
+}
+
+static int load_roles(kg_config *c, const char *dir, kg_error *err)
+{
+	return kg_roles_load(dir, &c->roles, &c->nroles, err);
 }
 
 static int load_datasets(kg_config *c, const char *dir, kg_error *err)
@@ -755,15 +780,7 @@ void kg_config_free(kg_config *c)
 		free(c->v[i].value);
 	}
 	free(c->v);
-	for (size_t r = 0; r < c->nroles; r++) {
-		free(c->roles[r].name);
-		for (size_t k = 0; k < c->roles[r].nkeys; k++)
-			free(c->roles[r].keys[k]);
-		free(c->roles[r].keys);
-		free(c->roles[r].insert);
-		free(c->roles[r].near);
-	}
-	free(c->roles);
+	kg_roles_free(c->roles, c->nroles);
 	free(c->role_entry);
 	for (size_t i = 0; i < c->ndatasets; i++) {
 		free(c->datasets[i].name);

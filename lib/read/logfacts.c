@@ -4,10 +4,12 @@
  * first use; the parsers are not safe to call from two threads at once. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "read/logfacts.h"
+#include "read/config.h"
 #include "read/regex.h"
 #include "read/modelinfo.h"
 #include "model/util.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <pcre2.h>
 #include <stdio.h>
@@ -429,70 +431,212 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 	return got;
 }
 
-/* ---- the batch that ran ------------------------------------------------ */
+/* ---- settings: rules/keys.yaml's roles read from the log --------------- */
 
-/* The key names of rules/keys.yaml's batch roles as a log prints them in
- * an echoed config or argument dump (key=value, key: value), on an echoed
- * command line (argparse's `--key value` and `--key=value`, the words
- * joined by `_` or `-`), and HF Trainer's start-up banner ("Instantaneous
- * batch size per device = 16", "Gradient Accumulation steps = 2",
- * transformers trainer.py). The value is group 1. A key is not part of a
- * longer one: `eval-batch-size=16` is no `batch-size`. KEY_OR_FLAG: the
- * four forms for any of the keys (the preprocessor writes the alternation
- * twice; a (?(DEFINE)) subroutine instead kept PCRE2 from using the
- * keys' first letters to skip ahead: 16 % more instructions on
- * genmixed, callgrind). */
-#define KEY_OR_FLAG(keys) \
-	"(?:--(?:" keys ")(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:" keys ")\\s*[=:]\\s*)([0-9]+)\\b"
+/* One role a log's text gives (keys.yaml's `log:` kind): the regex built
+ * from its key names, and the literals one of which every match holds. */
+typedef struct setting_re {
+	const char *role;         /* the role's name (static: lives with the table) */
+	int kind;                 /* SET_COUNT … SET_BOOL */
+	kg_regex *re;
+	char **lits;              /* its keys as the regex reads them (lower case) */
+	size_t nlits;
+} setting_re;
+
+enum { SET_COUNT, SET_FRACTION, SET_SIZE, SET_BOOL };
+
+static setting_re *settings;
+static size_t nsettings;
+static bool settings_ready;
+static kg_role *setting_roles; /* keys.yaml, kept for the roles' names */
+static size_t nsetting_roles;
+
+/* The value's pattern by kind: a count, a share (0.9, .45), a size with
+ * its unit (8g, 16GB, 512 MiB), a boolean. */
+static const char *const value_re[] = {
+	"([0-9]+)\\b",
+	"([0-9]*\\.[0-9]+|[0-9]+)\\b(?!\\s*(?:%|[KMGT]i?B\\b))",
+	"([0-9]+(?:\\.[0-9]+)?\\s*(?:[KMGTkmgt]i?[Bb]?))\\b",
+	"(true|false|True|False|TRUE|FALSE)\\b",
+};
+
+/* Builds the table from keys.yaml (the installed or the search path's):
+ * per role with a `log:` kind, one regex over its keys for the forms of
+ * kg_parse_settings. A keys.yaml that cannot be read leaves the table
+ * empty: the log's settings are then not read (a diagnosis that needs
+ * them says what is missing). */
+static void settings_init(void)
+{
+	settings_ready = true;
+	kg_error e = {0};
+	if (kg_roles_load(NULL, &setting_roles, &nsetting_roles, &e) < 0)
+		return;
+	settings = kg_calloc(nsetting_roles ? nsetting_roles : 1, sizeof *settings);
+	for (size_t r = 0; r < nsetting_roles; r++) {
+		const kg_role *ro = &setting_roles[r];
+		int kind = !ro->log ? -1 : !strcmp(ro->log, "count") ? SET_COUNT :
+			   !strcmp(ro->log, "fraction") ? SET_FRACTION : !strcmp(ro->log, "size") ? SET_SIZE :
+			   !strcmp(ro->log, "bool") ? SET_BOOL : -1;
+		if (kind < 0)
+			continue;
+		kg_buf alt = {0};
+		setting_re *t = &settings[nsettings];
+		t->lits = kg_calloc(ro->nkeys ? ro->nkeys : 1, sizeof *t->lits);
+		for (size_t k = 0; k < ro->nkeys; k++) {
+			const char *key = ro->keys[k];
+			if (strchr(key, '.'))
+				continue; /* a nested config path, not a flag or a keyword */
+			if (alt.len)
+				kg_buf_putc(&alt, '|');
+			/* a word boundary inside the key is `_` or `-` on a command line */
+			char *lit = kg_strdup(key);
+			for (char *c = lit; *c; c++) {
+				*c = (char)tolower((unsigned char)*c);
+				if (*c == '_' || *c == '-')
+					kg_buf_append(&alt, "[-_]", 4);
+				else
+					kg_buf_putc(&alt, *c);
+			}
+			/* the literal the prefilter looks for: the key up to its first
+			 * separator (a command line may write either) */
+			lit[strcspn(lit, "_-")] = '\0';
+			t->lits[t->nlits++] = lit;
+		}
+		if (!alt.len) {
+			kg_buf_free(&alt);
+			continue;
+		}
+		/* --key value, --key=value, -key value (llama.cpp's -ngl),
+		 * key=value, key: value, "key": value, key(value) */
+		char *src = kg_asprintf("(?:(?<![\\w-])--?(?:%s)(?:\\s*=\\s*|\\s+)|(?<![\\w-])(?:%s)[\"']?\\s*(?:[=:]|\\()\\s*)[\"']?%s",
+					alt.data, alt.data, value_re[kind]);
+		kg_buf_free(&alt);
+		t->re = kg_regex_new(src, PCRE2_CASELESS, &e);
+		free(src);
+		if (!t->re) {
+			for (size_t k = 0; k < t->nlits; k++)
+				free(t->lits[k]);
+			free(t->lits);
+			memset(t, 0, sizeof *t);
+			continue;
+		}
+		t->role = ro->name;
+		t->kind = kind;
+		nsettings++;
+	}
+}
+
+/* HF Trainer's start-up banner (transformers trainer.py _inner_training_loop)
+ * names the batch in words of its own. */
 static struct {
 	pattern p;
 	const char *role;
-	const char *lit[5]; /* every match holds one of these (caseless); NULL-ended */
-} batch_hints[] = {
-	{{.src = KEY_OR_FLAG("per[-_]device[-_]train[-_]batch[-_]size|train[-_]batch[-_]size|train[-_]micro[-_]batch[-_]size[-_]per[-_]gpu|micro[-_]batch[-_]size|train[-_]bs|batch[-_]size")},
-	 "train_batch_size", {"batch_size", "batch-size", "_bs", "-bs", NULL}},
-	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size", {"batch size per device", NULL}},
-	{{.src = KEY_OR_FLAG("per[-_]device[-_]eval[-_]batch[-_]size|eval[-_]batch[-_]size|test[-_]batch[-_]size|val[-_]batch[-_]size|eval[-_]bs|test[-_]bs|val[-_]bs")},
-	 "eval_batch_size", {"batch_size", "batch-size", "_bs", "-bs", NULL}},
-	{{.src = KEY_OR_FLAG("gradient[-_]accumulation[-_]steps|accumulate[-_]grad[-_]batches|grad[-_]accum[-_]steps|grad[-_]accum|accumulation[-_]steps")},
-	 "grad_accum_steps", {"accum", NULL}},
-	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps", {"accumulation steps", NULL}},
+} banner[] = {
+	{{.src = "\\binstantaneous batch size per device\\s*=\\s*([0-9]+)\\b"}, "train_batch_size"},
+	{{.src = "\\bgradient accumulation steps\\s*=\\s*([0-9]+)\\b"}, "grad_accum_steps"},
 };
-#undef KEY_OR_FLAG
 
-int kg_parse_batch_hint(const char *s, size_t n, kg_batch_hint *out, int max)
+/* Whether the role's key is a longer one's tail in the text: `eval_batch_size=16`
+ * holds `batch_size=16`, which is not the training batch. The regex's
+ * lookbehind keeps a key from starting inside a longer word. */
+static bool value_of(const setting_re *t, const char *s, size_t a, size_t b, double *v)
 {
-	static const char *const pre[] = {"batch", "_bs", "accum"};
-	if (max <= 0 || !has_any(s, n, pre, sizeof pre / sizeof *pre))
+	if (t->kind == SET_BOOL) {
+		*v = (s[a] == 't' || s[a] == 'T') ? 1 : 0;
+		return true;
+	}
+	if (t->kind == SET_SIZE) {
+		/* docker's and Slurm's units: k, m, g, t (binary), with or
+		 * without the i and the B */
+		char *end;
+		char tmp[40];
+		size_t k = b - a < sizeof tmp - 1 ? b - a : sizeof tmp - 1;
+		memcpy(tmp, s + a, k);
+		tmp[k] = '\0';
+		double x = strtod(tmp, &end);
+		while (*end == ' ')
+			end++;
+		const char *u = strchr("kmgt", tolower((unsigned char)*end));
+		if (end == tmp || !*end || !u)
+			return false;
+		*v = x * (double)(1ull << (10 * (1 + (u - "kmgt"))));
+		return true;
+	}
+	char tmp[40];
+	size_t k = b - a < sizeof tmp - 1 ? b - a : sizeof tmp - 1;
+	memcpy(tmp, s + a, k);
+	tmp[k] = '\0';
+	char *end;
+	double x = strtod(tmp, &end);
+	if (end == tmp)
+		return false;
+	if (t->kind == SET_COUNT)
+		return x >= 1 && x <= 100000000 ? (*v = x, true) : false;
+	return x >= 0 && x <= 10 ? (*v = x, true) : false; /* a share (an MPS ratio may exceed 1) */
+}
+
+int kg_parse_settings(const char *s, size_t n, kg_log_setting *out, int max)
+{
+	if (max <= 0)
 		return 0;
+	if (!settings_ready)
+		settings_init();
 	int got = 0;
-	for (size_t i = 0; i < sizeof batch_hints / sizeof *batch_hints && got < max; i++) {
-		/* "batch" alone (a progress line's "Batch 17/500") runs no regex */
-		const char *const *lit = batch_hints[i].lit;
-		size_t nlit = 0;
-		while (lit[nlit])
-			nlit++;
-		if (!has_any(s, n, lit, nlit))
+	for (size_t i = 0; i < nsettings && got < max; i++) {
+		const setting_re *t = &settings[i];
+		if (!has_any(s, n, (const char *const *)t->lits, t->nlits))
 			continue;
 		size_t at = 0;
+		kg_match m;
+		while (got < max && at <= n && kg_regex_match(t->re, s, n, at, &m)) {
+			at = m.eo[0] > at ? m.eo[0] : at + 1;
+			double v;
+			if (!value_of(t, s, m.so[1], m.eo[1], &v))
+				continue;
+			bool dup = false;
+			for (int k = 0; k < got; k++)
+				dup |= out[k].role == t->role;
+			if (!dup) {
+				out[got].role = t->role;
+				out[got++].value = v;
+			}
+		}
+	}
+	for (size_t i = 0; i < sizeof banner / sizeof *banner && got < max; i++) {
+		size_t at = 0;
 		PCRE2_SIZE *ov;
-		while (got < max && (ov = match(&batch_hints[i].p, s, n, &at))) {
+		if (!kg_memcasemem(s, n, "per device", 10) && !kg_memcasemem(s, n, "accumulation steps", 18))
+			break;
+		if ((ov = match(&banner[i].p, s, n, &at))) {
 			int64_t v = int_at(s, ov[2], ov[3]);
-			if (v != KG_NONE && v >= 1 && v <= 100000000) {
-				bool dup = false;
-				for (int k = 0; k < got; k++)
-					dup |= out[k].role == batch_hints[i].role;
-				if (!dup) {
-					out[got].role = batch_hints[i].role;
-					out[got++].value = v;
-				}
+			bool dup = false;
+			for (int k = 0; k < got; k++)
+				dup |= !strcmp(out[k].role, banner[i].role);
+			if (v != KG_NONE && v >= 1 && !dup) {
+				/* the role's name from the table, so pointers compare */
+				const char *name = banner[i].role;
+				for (size_t r = 0; r < nsettings; r++)
+					if (!strcmp(settings[r].role, name))
+						name = settings[r].role;
+				out[got].role = name;
+				out[got++].value = (double)v;
 			}
 		}
 	}
 	return got;
 }
 
-void kg_log_facts_add_batch(kg_log_facts *lf, const kg_batch_hint *h, long line)
+/* The fact type of a role's value: the kind its keys.yaml entry gives. */
+static kg_fact_type setting_type(const char *role)
+{
+	for (size_t i = 0; i < nsettings; i++)
+		if (!strcmp(settings[i].role, role))
+			return settings[i].kind == SET_FRACTION ? KG_FACT_RATIO : settings[i].kind == SET_SIZE ? KG_FACT_BYTES :
+			       settings[i].kind == SET_BOOL ? KG_FACT_BOOL : KG_FACT_COUNT;
+	return KG_FACT_COUNT;
+}
+
+void kg_log_facts_add_setting(kg_log_facts *lf, const kg_log_setting *h, long line)
 {
 	if (lf->nbatch == lf->batch_cap) {
 		if (lf->nbatch >= 4096)
@@ -504,21 +648,31 @@ void kg_log_facts_add_batch(kg_log_facts *lf, const kg_batch_hint *h, long line)
 	lf->batch[lf->nbatch++].line = line;
 }
 
-void kg_facts_batch_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f)
+/* Settings and parallel hints count up to this many lines after the OOM
+ * line: a report pastes the call or the command line under the error. */
+#define PASTED_AFTER 50
+
+void kg_facts_settings_from_log(const kg_log_facts *lf, const char *path, long before, kg_facts *f)
 {
-	static const char *const roles[] = {"train_batch_size", "eval_batch_size", "grad_accum_steps"};
-	for (size_t r = 0; r < sizeof roles / sizeof *roles; r++) {
-		const kg_batch_hint *last = NULL;
-		for (size_t i = 0; i < lf->nbatch; i++)
-			if (!strcmp(lf->batch[i].role, roles[r]) && (before <= 0 || lf->batch[i].line < before))
-				last = &lf->batch[i];
-		if (!last)
+	/* the last value of each role before the line: from the end, each
+	 * role once (roles are the table's pointers) */
+	const char *done[64];
+	size_t ndone = 0;
+	for (size_t i = lf->nbatch; i-- > 0 && ndone < sizeof done / sizeof *done;) {
+		const kg_log_setting *h = &lf->batch[i];
+		if (before > 0 && h->line >= before + PASTED_AFTER)
 			continue;
-		char *name = kg_asprintf("config.%s", roles[r]);
-		char *prov = kg_asprintf("%s:%ld", path ? path : "<log>", last->line);
-		kg_facts_set_num(f, name, KG_FACT_COUNT, (double)last->value, prov);
-		free(name);
+		bool seen = false;
+		for (size_t k = 0; k < ndone; k++)
+			seen |= done[k] == h->role;
+		if (seen)
+			continue;
+		done[ndone++] = h->role;
+		char *name = kg_asprintf("config.%s", h->role);
+		char *prov = kg_asprintf("%s:%ld", path ? path : "<log>", h->line);
+		kg_facts_set_num(f, name, setting_type(h->role), h->value, prov);
 		free(prov);
+		free(name);
 	}
 }
 
@@ -782,7 +936,7 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		}
 		total = lo;
 	}
-	if (lf->parallel_jobs != KG_NONE && (before <= 0 || lf->parallel_line < before)) {
+	if (lf->parallel_jobs != KG_NONE && (before <= 0 || lf->parallel_line < before + PASTED_AFTER)) {
 		char *prov = kg_asprintf("%s:%ld", path, lf->parallel_line);
 		kg_facts_set_num(f, "log.parallel_jobs", KG_FACT_COUNT, (double)lf->parallel_jobs, prov);
 		if (lf->parallel_kind)

@@ -1238,10 +1238,14 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 	if (!in_tb && n && sc->lf && (cls & A_SIGN))
 		kg_parse_signs(s, n, L->lineno, &sc->lf->markers);
 	if (!in_tb && n && sc->lf && (cls & A_BATCH)) {
-		kg_batch_hint bh[3];
-		int nb = kg_parse_batch_hint(s, n, bh, 3);
-		for (int k = 0; k < nb; k++)
-			kg_log_facts_add_batch(sc->lf, &bh[k], L->lineno);
+		kg_log_setting bh[4];
+		int nb = kg_parse_settings(s, n, bh, 4);
+		for (int k = 0; k < nb; k++) {
+			kg_log_facts_add_setting(sc->lf, &bh[k], L->lineno);
+			/* jobs per device, however the log names them */
+			if (!strcmp(bh[k].role, "parallel_jobs"))
+				kg_log_facts_add_parallel(sc->lf, (int64_t)bh[k].value, "parallel_jobs", L->lineno);
+		}
 	}
 	if (n && sc->lf && ((cls & A_MODEL) || ((cls & A_READ) && !nread)))
 		kg_parse_modelinfo(s, n, L->lineno, kg_log_facts_models(sc->lf));

@@ -435,7 +435,7 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		/* the batch the log printed is the one that ran: it wins over
 		 * the config file's, which a patch may have changed since */
 		if (from_log)
-			kg_facts_batch_from_log(&R->lfs[li], inc->path, inc->line, &f);
+			kg_facts_settings_from_log(&R->lfs[li], inc->path, inc->line, &f);
 		/* --set before the calculators (their inputs) and again after
 		 * them (it wins over calculated values too) */
 		if (set_args(opt, &f, err) < 0) {
