@@ -1040,7 +1040,7 @@ int kg_cmd_run(int argc, char **argv)
 	for (size_t i = 0; i < nsnaps; i++)
 		paths[npaths++] = snaps[i].read_as;
 	kg_options opt = {.format = format, .fail_on = fail_on, .configs = configs,
-			  .nconfigs = nconfigs, .color = 0, .progress = 0};
+			  .nconfigs = nconfigs, .color = 0, .progress = 0, .run = &ri};
 	kg_report rep;
 	kg_report_init(&rep);
 	kg_error err = {0};

@@ -342,6 +342,30 @@ except Exception as e:
 check(sd.get("run", {}).get("readings", [{}])[0].get("gpu", {}).get("available") is True,
       "--format json: the diagnosis on stderr is the JSON report", tail[:300])
 
+# the readings are evidence (issue 31 item 9): a process outside the run
+# holding 28 GiB of the 40 GiB device names parallelism; a device only the
+# run uses counts against it
+oom0 = script("oom0.sh", 'echo "step 10 loss 1.0"\necho "torch.OutOfMemoryError: CUDA out of memory. '
+               'Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 40.00 GiB of which 96.00 MiB is free. '
+               'Of the allocated memory 25.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch '
+               'but unallocated." >&2\nexit 1\n')
+r = run(["--report", rep, "--", "sh", oom0], env=env(LD_LIBRARY_PATH=NVML_DIR))
+d = json.load(open(rep))
+inc = d["incidents"][0]
+procs = d["run"]["readings"][0]["gpu"]["processes"]
+check(inc["cause"] == "parallelism" and any(f["rule"] == "parallelism.run-others" for f in inc["findings"])
+      and procs[0]["of_run"] is False,
+      "NVML at the OOM: a process outside the run holding 28 GiB is evidence for parallelism",
+      (inc.get("cause"), [f["rule"] for f in inc["findings"]], procs))
+r = run(["--report", rep, "--", "sh", oom0], env=env(LD_LIBRARY_PATH=NVML_DIR, FAKE_NVML_PID="self",
+                                                        FAKE_NVML_ONE="1"))
+d = json.load(open(rep))
+inc = d["incidents"][0]
+check(d["run"]["readings"][0]["gpu"]["processes"][0]["of_run"] is True
+      and any(f["rule"] == "parallelism.run-alone" for f in inc["findings"]) and inc["cause"] != "parallelism",
+      "NVML at the OOM: only the run's own process on the device counts against parallelism",
+      (inc.get("cause"), [f["rule"] for f in inc["findings"]]))
+
 # the same OOM through a regular file (2>&1)
 with open(os.path.join(TMP, "oom.out"), "wb") as f:
     r = subprocess.run([EXE, "run", "--report", rep, "--", "sh", oomprog], stdout=f, stderr=f, env=env())

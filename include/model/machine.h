@@ -26,6 +26,9 @@ typedef struct kg_gpu_proc {
 	char name[64];           /* /proc/PID/comm without the newline; "" when
 	                            the process is gone or in another pid
 	                            namespace */
+	int8_t ours;             /* 1: the reading process or one of its
+	                            descendants (the wrapped command's), 0: not,
+	                            -1: unknown (gone, another pid namespace) */
 } kg_gpu_proc;
 
 typedef struct kg_gpu_state {

@@ -35,6 +35,9 @@ typedef struct kg_options {
 	                               64 MiB (the CLI decides from the
 	                               terminal and CI) */
 	const char *svg;            /* --svg FILE or NULL */
+	const struct kg_run_info *run; /* `run`'s record of the wrapped command
+	                               (model/run.h): its readings at the OOM are
+	                               evidence (kg_facts_from_run), or NULL */
 } kg_options;
 
 /* Reads every input and fills rep. Returns KG_STATUS_OK, or the first

@@ -17,4 +17,18 @@
  * fired. */
 void kg_run_attach(kg_report *rep, const kg_run_info *ri);
 
+/* Sets the run.* facts of inc from the wrapped run's reading at the OOM
+ * (the "oom-message" reading of inc's output line, else the first one):
+ * run.gpu.total and run.gpu.used (bytes, NVML, of the incident's device:
+ * inc->device_index, else 0), run.gpu.others (bytes held on it by
+ * processes that are not the run's, kg_gpu_proc.ours == 0),
+ * run.gpu.others.count, run.gpu.others.pids ("PID name (size)", joined
+ * by ", "), run.gpu.unknown.count (processes whose kinship is unknown),
+ * run.gpu.ours.count (the run's own processes on it),
+ * and run.cgroup.oom_kills (the cgroup's oom_kill count during the run:
+ * at exit less at start). Provenance "run: reading at output line N".
+ * Sets nothing for a fact NVML or the cgroup did not give. */
+struct kg_facts;
+void kg_facts_from_run(const kg_run_info *ri, const kg_incident *inc, struct kg_facts *f);
+
 #endif

@@ -421,6 +421,7 @@ static cJSON *reading_json(const kg_reading *e)
 		cJSON_AddItemToObject(x, "pid", known_or_null(p->pid));
 		cJSON_AddItemToObject(x, "name", p->name[0] ? cJSON_CreateString(p->name) : cJSON_CreateNull());
 		cJSON_AddItemToObject(x, "used_bytes", known_or_null(p->used_bytes));
+		cJSON_AddItemToObject(x, "of_run", p->ours < 0 ? cJSON_CreateNull() : cJSON_CreateBool(p->ours));
 		cJSON_AddItemToArray(procs, x);
 	}
 

@@ -9,6 +9,7 @@
  * (rules.c) fills findings and the cause, and remedies that set config
  * roles become one patch per config file (patch.c). */
 #include "run/pipeline.h"
+#include "run/runinfo.h"
 #include "diagnose/budget.h"
 #include "diagnose/calcfacts.h"
 #include "read/config.h"
@@ -436,6 +437,8 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		 * the config file's, which a patch may have changed since */
 		if (from_log)
 			kg_facts_settings_from_log(&R->lfs[li], inc->path, inc->line, &f);
+		/* what `run` read at the OOM (NVML, the cgroup) */
+		kg_facts_from_run(opt->run, inc, &f);
 		/* --set before the calculators (their inputs) and again after
 		 * them (it wins over calculated values too) */
 		if (set_args(opt, &f, err) < 0) {

@@ -1,6 +1,7 @@
 /* runinfo.c — the record of a wrapped run put on the report, with its notes
  * (include/run/runinfo.h); report_json.c prints it as "run". */
 #include "run/runinfo.h"
+#include "model/facts.h"
 #include "model/units.h"
 #include "model/util.h"
 
@@ -79,4 +80,66 @@ void kg_run_attach(kg_report *rep, const kg_run_info *ri)
 	else if (ri->oom_kill_before < 0 && ri->signal == SIGKILL)
 		kg_report_note(rep, "run: the command was killed by SIGKILL and the cgroup's oom_kill count could not be read, "
 			       "so a host OOM kill can neither be confirmed nor ruled out");
+}
+
+void kg_facts_from_run(const kg_run_info *ri, const kg_incident *inc, struct kg_facts *f)
+{
+	if (!ri)
+		return;
+	const kg_reading *e = NULL;
+	for (size_t i = 0; i < ri->nreadings; i++) {
+		const kg_reading *r = &ri->readings[i];
+		if (strcmp(r->trigger, "oom-message") != 0)
+			continue;
+		if (!e || r->line == inc->line)
+			e = r;
+	}
+	char prov[64];
+	if (e && e->gpu.available) {
+		snprintf(prov, sizeof prov, "run: reading at output line %ld", e->line);
+		unsigned dev = inc->device_index >= 0 && inc->device_index != KG_NONE ? (unsigned)inc->device_index : 0;
+		for (size_t d = 0; d < e->gpu.ndevices; d++) {
+			const kg_gpu_device *g = &e->gpu.devices[d];
+			if (g->index != dev)
+				continue;
+			if (g->total_bytes > 0)
+				kg_facts_set_num(f, "run.gpu.total", KG_FACT_BYTES, (double)g->total_bytes, prov);
+			if (g->used_bytes >= 0)
+				kg_facts_set_num(f, "run.gpu.used", KG_FACT_BYTES, (double)g->used_bytes, prov);
+		}
+		int64_t others = 0;
+		int n = 0, unknown = 0, ours = 0;
+		char pids[256] = "";
+		size_t len = 0;
+		for (size_t p = 0; p < e->gpu.nprocs; p++) {
+			const kg_gpu_proc *pr = &e->gpu.procs[p];
+			if (pr->device != dev)
+				continue;
+			if (pr->ours < 0) {
+				unknown++;
+				continue;
+			}
+			if (pr->ours) {
+				ours++;
+				continue;
+			}
+			n++;
+			if (pr->used_bytes > 0)
+				others += pr->used_bytes;
+			char sz[32];
+			gib(sz, sizeof sz, pr->used_bytes);
+			if (len + 96 < sizeof pids)
+				len += (size_t)snprintf(pids + len, sizeof pids - len, "%s%lld %s (%s)", len ? ", " : "",
+							(long long)pr->pid, pr->name[0] ? pr->name : "?", sz);
+		}
+		kg_facts_set_num(f, "run.gpu.others.count", KG_FACT_COUNT, n, prov);
+		kg_facts_set_num(f, "run.gpu.unknown.count", KG_FACT_COUNT, unknown, prov);
+		kg_facts_set_num(f, "run.gpu.ours.count", KG_FACT_COUNT, ours, prov);
+		kg_facts_set_num(f, "run.gpu.others", KG_FACT_BYTES, (double)others, prov);
+		if (n)
+			kg_facts_set_str(f, "run.gpu.others.pids", pids, prov);
+	}
+	if (ri->oom_kill_before >= 0 && ri->oom_kill_after >= 0)
+		kg_facts_set_num(f, "run.cgroup.oom_kills", KG_FACT_COUNT,
+				 (double)(ri->oom_kill_after - ri->oom_kill_before), "run: the cgroup's memory.events oom_kill");
 }

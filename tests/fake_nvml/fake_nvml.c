@@ -1,6 +1,7 @@
 /* fake_nvml.c — a stand-in libnvidia-ml.so.1 for tests on machines without
  * a GPU: two devices, three compute processes (one of them the process
- * named by FAKE_NVML_PID, default the caller's parent), the entry points
+ * named by FAKE_NVML_PID, default the caller's parent; "self" is the
+ * caller; FAKE_NVML_ONE=1 lists that one alone), the entry points
  * lib/read/nvml.c uses with NVML's documented signatures. FAKE_NVML_FAIL_INIT=1
  * makes nvmlInit_v2 fail as with no driver loaded (NVML_ERROR_DRIVER_NOT_LOADED). */
 #include <stdlib.h>
@@ -53,7 +54,8 @@ int nvmlDeviceGetMemoryInfo(void *dev, nvmlMemory_t *m)
 }
 int nvmlDeviceGetComputeRunningProcesses_v3(void *dev, unsigned int *n, nvmlProcessInfo_t *p)
 {
-	unsigned int want = idx(dev) ? 0 : 2;
+	const char *one = getenv("FAKE_NVML_ONE");
+	unsigned int want = idx(dev) ? 0 : one && *one == '1' ? 1 : 2;
 	if (*n < want) {
 		*n = want;
 		return 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
@@ -61,9 +63,10 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void *dev, unsigned int *n, nvmlProc
 	*n = want;
 	if (want) {
 		const char *e = getenv("FAKE_NVML_PID");
-		p[0] = (nvmlProcessInfo_t){.pid = e ? (unsigned)atoi(e) : (unsigned)getppid(),
-					   .usedGpuMemory = 30064771072ULL};
-		p[1] = (nvmlProcessInfo_t){.pid = 999999, .usedGpuMemory = 12884901888ULL};
+		unsigned first = !e ? (unsigned)getppid() : !strcmp(e, "self") ? (unsigned)getpid() : (unsigned)atoi(e);
+		p[0] = (nvmlProcessInfo_t){.pid = first, .usedGpuMemory = 30064771072ULL};
+		if (want > 1)
+			p[1] = (nvmlProcessInfo_t){.pid = 999999, .usedGpuMemory = 12884901888ULL};
 	}
 	return 0;
 }
