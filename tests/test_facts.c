@@ -82,6 +82,21 @@ static void signs(void)
 	kg_facts_free(&f);
 	kg_log_facts_free(&lf);
 
+	/* gpustat's rows (dcause-0057's paste: MiB printed as MB) */
+	kg_log_facts_init(&lf);
+	static const char *const gs[] = {
+		"[0] Tesla V100-SXM2-16GB | 44'C,   0 % | 15836 / 16130 MB |",
+		"[1] Tesla V100-SXM2-16GB | 43'C,   0 % | 15825 / 16130 MB |",
+	};
+	for (size_t i = 0; i < 2; i++)
+		sign(&lf.markers, gs[i], (long)i + 1);
+	memset(&f, 0, sizeof f);
+	kg_facts_from_log(&lf, "gpustat.log", 0, &f);
+	TAP_EQ_I64(num(&f, "log.smi.used"), 15836LL << 20, "gpustat: used of the first GPU");
+	TAP_EQ_I64(num(&f, "log.smi.total"), 16130LL << 20, "gpustat: its total");
+	kg_facts_free(&f);
+	kg_log_facts_free(&lf);
+
 	static const struct { const char *line; const char *kind; } words[] = {
 		{"It crashes after 30 epochs with the error below.", "late"},
 		{"the OOM happens at the 12th epoch", "late"},

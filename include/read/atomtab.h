@@ -91,7 +91,7 @@ enum {
 	 * of prose, not words a training log prints on every line ("eval", \
 	 * "Validation", "after" would send each tqdm redraw and metrics line \
 	 * down the context path: 2-4 µs a line) */ \
-	X("MiB |", A_SIGN) X("MiB|", A_SIGN) X("epochs", A_SIGN) X("th epoch", A_SIGN) \
+	X("MiB |", A_SIGN) X("MiB|", A_SIGN) X(" MB |", A_SIGN) X("epochs", A_SIGN) X("th epoch", A_SIGN) \
 	X("nd epoch", A_SIGN) X("rd epoch", A_SIGN) X("hour", A_SIGN) X("for a while", A_SIGN) \
 	X("too long", A_SIGN) X("bs=", A_SIGN | A_BATCH) X("during", A_SIGN) X("During", A_SIGN) \
 	X("valid ", A_SIGN) X("ation loop", A_SIGN) X("ation step", A_SIGN) X("ation phase", A_SIGN) \

@@ -294,7 +294,10 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
  * ID,] PID, Type C/G/C+G, Process name, GPU Memory Usage) and its device
  * row ("Memory-Usage": used / total, both MiB). */
 static pattern p_smi_proc = {.src = "^\\s*\\|\\s*([0-9]{1,2})\\s+(?:(?:N/A|[0-9]+)\\s+(?:N/A|[0-9]+)\\s+)?([0-9]{1,10})\\s+(C|G|C\\+G|M|M\\+C)\\s+\\S.*?\\s([0-9]{1,9})\\s*MiB\\s*\\|\\s*$"};
-static pattern p_smi_dev = {.src = "\\|\\s*([0-9]{1,9})\\s*MiB\\s*/\\s*([0-9]{1,9})\\s*MiB\\s*\\|"};
+/* nvidia-smi's device row ("| 7785MiB / 16280MiB |") and gpustat's
+ * ("[0] Tesla V100-SXM2-16GB | 44'C,   0 % | 15836 / 16130 MB |"; gpustat
+ * prints MiB and calls them MB) */
+static pattern p_smi_dev = {.src = "\\|\\s*([0-9]{1,9})\\s*(?:MiB)?\\s*/\\s*([0-9]{1,9})\\s*(?:MiB|MB)\\s*\\|"};
 /* A late failure: after two or more epochs, after hours, the Nth (N ≥ 2)
  * epoch, "after running for a while", "training … for too long". Each form
  * holds one of the scanner's atoms (logscan.c: "epochs", "th epoch",
@@ -353,7 +356,7 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 	size_t at = 0;
 	PCRE2_SIZE *ov;
 	int got = 0;
-	if (memmem(s, n, "MiB", 3) && memchr(s, '|', n)) {
+	if ((memmem(s, n, "MiB", 3) || memmem(s, n, " MB", 3)) && memchr(s, '|', n)) {
 		if (m->nsmi < (int)(sizeof m->smi / sizeof *m->smi) &&
 		    (at = 0, ov = match(&p_smi_proc, s, n, &at))) {
 			int64_t g = int_at(s, ov[2], ov[3]), pid = int_at(s, ov[4], ov[5]);
