@@ -61,7 +61,13 @@ static const char sample[] =
 	"WARNING:root:Evaluating on the test set: mean reciprocal rank 0.345, hits@1 0.25, hits@10 0.52, MRR 0.3456, MR 123.4\n"
 	"Saving model checkpoint to /home/user/output/checkpoint-1000/pytorch_model.bin; config.json; optimizer.pt\n"
 	"Total params: 123,456,789 | Trainable params: 123,456,789 | batch_size 128 | world_size 8 | precision bf16-mixed\n"
-	"Using device cuda:0, total validation time 12.3 s, best score so far 0.4567, patience 3, early stopping counter 1 of 10\n";
+	"Using device cuda:0, total validation time 12.3 s, best score so far 0.4567, patience 3, early stopping counter 1 of 10\n"
+	/* multi-rank runs: NCCL's start-up (NCCL_DEBUG=INFO), JSON metrics,
+	 * tqdm's block bars */
+	"3: node1:2003:2053 [3] NCCL INFO comm 0x7f3a9c004b20 rank 3 nranks 16 cudaDev 3 busId 4d000 commId 0x9d95847bd299753 - Init COMPLETE\n"
+	"1: node1:2001:2051 [1] NCCL INFO Channel 04/32 : 1[1] -> 2[2] via P2P/IPC/read; Connected all rings, nRanks 16 localRanks 8\n"
+	"{\"step\": 1200, \"loss\": 2.1135, \"grad_norm\": 2.689, \"lr\": 0.0003, \"tokens_per_s\": 115426, \"mfu\": 0.33, \"rank\": 2}\n"
+	"Epoch 3:  45%|\u2588\u2588\u2588\u2588\u258c     | 450/1000 [01:23<01:42,  5.38it/s]\n";
 
 #define SAMPLE_LEN (sizeof sample - 1)
 
