@@ -414,8 +414,8 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		pattern *p;
 		const char *words[7];
 	} more[] = {
-		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", NULL}},
-		{m->ckpt_text, &m->ckpt_line, &p_ckptw, {"checkpoint", "resum", "sav", NULL}},
+		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", NULL}}, /* not vocabulary: log text */
+		{m->ckpt_text, &m->ckpt_line, &p_ckptw, {"checkpoint", "resum", "sav", NULL}}, /* not vocabulary: log text */
 		{m->par_text, &m->par_line, &p_parw, {"same", "single", "shared", "simultaneous", "concurrent",
 						      "parallel", NULL}},
 	};
