@@ -46,6 +46,8 @@ static void bad_rules(void)
 		{"never-fires.yaml", "rules-bad/never-fires.yaml:5:9: when: condition reads no fact and is never true: the rule can never fire\n"},
 		{"template-fact.yaml", "rules-bad/template-fact.yaml:6:40: message: unknown fact 'oom.frees' (see 'kgmem-diagnose rules facts')\n"},
 		{"remedy-when.yaml", "rules-bad/remedy-when.yaml:9:50: when: unknown fact 'oom.frees' (see 'kgmem-diagnose rules facts')\n"},
+		{"remedy-kind.yaml", "rules-bad/remedy-kind.yaml:6:30: rules_out: 'bigger-batch' is not a kind of remedy "
+				     "(smaller-batch, grad-accum, activation-checkpointing, allocator)\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char *got = check_output(cases[i].file);

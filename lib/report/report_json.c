@@ -177,6 +177,7 @@ static cJSON *incident_json(const kg_incident *inc)
 	cJSON_AddItemToObject(o, "epoch", int_or_null(inc->epoch));
 	cJSON_AddItemToObject(o, "phase", str_or_null(inc->phase));
 	cJSON_AddItemToObject(o, "phase_source", str_or_null(inc->phase_source));
+	cJSON_AddItemToObject(o, "mode", str_or_null(inc->mode));
 	cJSON_AddStringToObject(o, "severity", kg_severity_name(kg_incident_severity(inc)));
 	cJSON_AddItemToObject(o, "cause", str_or_null(inc->cause));
 	cJSON_AddItemToObject(o, "confidence", str_or_null(inc->confidence));

@@ -427,6 +427,11 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 			 inc->phase_source && !strcmp(inc->phase_source, "frames") ? "traceback" : "log");
 		evidence(o, "phase: ", b);
 	}
+	if (inc->mode) {
+		char b[160];
+		snprintf(b, sizeof b, "%s (%s)", inc->mode, inc->mode_why ? inc->mode_why : "");
+		evidence(o, "job: ", b);
+	}
 	if (inc->alloc_conf_var) {
 		char b[600];
 		snprintf(b, sizeof b, "%s=%s (line %ld)", inc->alloc_conf_var,
