@@ -235,6 +235,12 @@ enum kg_severity kg_incident_severity(const kg_incident *inc);
 /* Whether f's evidence supports cause (and does not refute it); false for
  * a NULL cause. */
 bool kg_finding_supports(const kg_finding *f, const char *cause);
+/* The severity f is shown at in every format (issue 32: one verdict): its
+ * own, except that evidence for a hypothesis other than the incident's
+ * cause, or for one the differential rules out, is at most info (a
+ * "note"): such a finding is no error of the incident, whatever its
+ * rule's severity says. */
+enum kg_severity kg_finding_shown_severity(const kg_incident *inc, const kg_finding *f);
 /* Whether f is about no cause (category none): the input that would decide
  * (rules/general.yaml). */
 bool kg_finding_no_cause(const kg_finding *f);

@@ -321,82 +321,32 @@ static void budget_bar(const out *o, const kg_budget *b)
 	kg_buf_free(&l);
 }
 
-/* "= differential: eval-blowup 0.97 (high) · capacity 0.02 ·
- * fragmentation ruled out" (each hypothesis's posterior probability, the
- * most probable first, ruled-out ones last), and, when undetermined, what
- * would tell the most probable one. */
+/* "= differential: eval-blowup 0.80 (medium) · capacity 0.11 · other
+ * 0.09 · fragmentation ruled out" (kg_differential_text), and, when
+ * undetermined, what would tell the most probable one. */
 static void differential_line(const out *o, const kg_incident *inc)
 {
-	if (!inc->ndifferential)
+	size_t top = 0;
+	char *d = kg_differential_text(inc, &top);
+	if (!d)
 		return;
-	kg_buf b = {0};
-	/* the live hypotheses by probability (open ones, appended to the
-	 * differential last, among them), then the ruled-out ones */
-	size_t nd = inc->ndifferential, *ord = kg_malloc(nd * sizeof *ord), no = 0;
-	for (size_t i = 0; i < nd; i++) {
-		if (inc->differential[i].ruled_out)
-			continue;
-		size_t k = no++;
-		while (k && inc->differential[ord[k - 1]].p < inc->differential[i].p) {
-			ord[k] = ord[k - 1];
-			k--;
-		}
-		ord[k] = i;
-	}
-	for (size_t i = 0; i < nd; i++)
-		if (inc->differential[i].ruled_out)
-			ord[no++] = i;
-	for (size_t j = 0; j < nd; j++) {
-		size_t i = ord[j];
-		const kg_hypothesis *h = &inc->differential[i];
-		kg_buf_printf(&b, "%s%s", j ? " · " : "", h->cause);
-		if (h->ruled_out)
-			kg_buf_puts(&b, " ruled out");
-		else {
-			char pb[16];
-			kg_buf_printf(&b, " %s", kg_prob_format(h->p, pb, sizeof pb));
-			if (h->open)
-				kg_buf_puts(&b, " open");
-			else if (h->confidence)
-				kg_buf_printf(&b, " (%s)", h->confidence);
-		}
-	}
-	size_t top = ord[0];
-	free(ord);
-	evidence(o, "differential: ", b.data);
-	kg_buf_reset(&b);
+	evidence(o, "differential: ", d);
+	free(d);
 	if (!inc->cause) {
 		/* the most probable hypothesis, as the line above shows first */
 		const kg_hypothesis *h = &inc->differential[top];
 		if (!h->ruled_out && h->to_confirm) {
+			kg_buf b = {0};
 			kg_buf_printf(&b, "%s would need %s", h->cause, h->to_confirm);
 			evidence(o, "to tell: ", b.data);
+			kg_buf_free(&b);
 		}
 	}
-	kg_buf_free(&b);
-}
-
-/* Remedy titles already printed for this incident (a remedy appears once). */
-typedef struct seen {
-	const char *title[64];
-	size_t n;
-} seen;
-
-static bool seen_add(seen *s, const char *title)
-{
-	if (!title)
-		return false;
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->title[i], title))
-			return false;
-	if (s->n < sizeof s->title / sizeof *s->title)
-		s->title[s->n++] = title;
-	return true;
 }
 
 /* --verbose: where, phase, allocator config, follow-ups, and every finding
  * with its message, evidence and the remedies not shown yet. */
-static void incident_detail(const out *o, const kg_incident *inc, seen *done)
+static void incident_detail(const out *o, const kg_incident *inc, kg_titles *done)
 {
 	memory_lines(o, inc);
 	if (inc->nframes) {
@@ -445,7 +395,8 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 	}
 	for (size_t k = 0; k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		emitf(o, "  %s%s:%s %s [%s]", col(o, sev_color(f->severity)), sev_word(f->severity),
+		enum kg_severity fs = kg_finding_shown_severity(inc, f);
+		emitf(o, "  %s%s:%s %s [%s]", col(o, sev_color(fs)), sev_word(fs),
 		      col(o, C_RESET), f->title ? f->title : "", f->rule ? f->rule : "");
 		if (f->message)
 			emitf(o, "    %s", f->message);
@@ -453,7 +404,7 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 			emitf(o, "    %s=%s %s", col(o, C_DIM), col(o, C_RESET), f->evidence[i]);
 		for (size_t i = 0; i < f->nremedies; i++) {
 			const kg_remedy *r = &f->remedies[i];
-			if (!seen_add(done, r->title))
+			if (!kg_title_new(done, r->title))
 				continue;
 			char *act = kg_remedy_instruction(r);
 			emitf(o, "    %shelp:%s %s", col(o, C_GREEN), col(o, C_RESET), act);
@@ -486,7 +437,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 	free(head);
 	if (quiet)
 		return;
-	seen done = {0};
+	kg_titles done = {0};
 	/* line 2: the one action */
 	const kg_finding *cf = kg_incident_cause_finding(inc), *af = kg_incident_action_finding(inc);
 	if (af && af->nremedies) {
@@ -500,7 +451,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		const char *rest = !inc->cause && kg_finding_no_cause(af) && r->code ? kg_remedy_code_rest(r->code) : NULL;
 		if (rest && *rest)
 			emitf(o, "        %s", rest);
-		seen_add(&done, r->title);
+		kg_title_new(&done, r->title);
 	}
 	/* the budget and the arithmetic */
 	budget_bar(o, &inc->budget);
@@ -543,7 +494,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		if (!kg_finding_supports(f, inc->cause))
 			continue;
 		for (size_t i = 0; i < f->nremedies; i++)
-			if (seen_add(&done, f->remedies[i].title))
+			if (kg_title_new(&done, f->remedies[i].title))
 				kg_buf_printf(&also, "%s%s", also.data ? " · " : "", f->remedies[i].title);
 	}
 	if (also.data)
