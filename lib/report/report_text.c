@@ -243,14 +243,16 @@ static const char *const bar_glyph_ascii[6] = {"#", "%", "*", "o", "?", "."};
 #define BAR_CELLS 32
 #define BAR_OVERFLOW 8
 
-/* "= [█████████████████████▓▓▓▓▒░╳╳╳╳]╳╳ 140.40 GiB; ╳ 19.99 GiB requested
- * > 17.52 GiB free": the capacity in BAR_CELLS cells split by part (each
+/* "= [█████████████████████▓▓▓▓▒░╳╳╳╳]╳╳ ╳ 19.99 GiB requested > 17.52 GiB
+ * free": the capacity in BAR_CELLS cells split by part (each
  * known part at least one cell, the largest absorbs rounding), and the
  * request drawn from where free memory starts at the same scale, past
  * the bracket (the capacity) by as much as it did not fit (at most
- * BAR_OVERFLOW cells, then "…"). Nothing when the capacity is unknown or
- * the parts contradict each other. */
-static void budget_bar(const out *o, const kg_budget *b)
+ * BAR_OVERFLOW cells, then "…"); the capacity in words after the bar
+ * unless sum_follows (the budget's sum on the next line starts with it)
+ * and a request is drawn. Nothing when the capacity is unknown or the
+ * parts contradict each other. */
+static void budget_bar(const out *o, const kg_budget *b, bool sum_follows)
 {
 	kg_budget_part p[6];
 	size_t np = kg_budget_parts(b, p);
@@ -299,9 +301,14 @@ static void budget_bar(const out *o, const kg_budget *b)
 		if (i == BAR_CELLS - 1)
 			kg_buf_puts(&l, "]");
 	}
-	kg_buf_printf(&l, "%s %s", more ? "…" : "", kg_size_format(b->capacity, t, sizeof t));
+	if (more)
+		kg_buf_puts(&l, "…");
+	/* the capacity, unless the budget's sum on the next line starts
+	 * with it */
+	if (!sum_follows || !request)
+		kg_buf_printf(&l, " %s%s", kg_size_format(b->capacity, t, sizeof t), request ? ";" : "");
 	if (request) {
-		kg_buf_printf(&l, "; %s %s requested", request_glyph, kg_size_format(b->requested, t, sizeof t));
+		kg_buf_printf(&l, " %s %s requested", request_glyph, kg_size_format(b->requested, t, sizeof t));
 		if (b->free != KG_NONE) {
 			/* the sign true of the sizes as printed */
 			kg_size_format(b->free, u, sizeof u);
@@ -454,10 +461,10 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		kg_title_new(&done, r->title);
 	}
 	/* the budget and the arithmetic */
-	budget_bar(o, &inc->budget);
 	char bl[600];
 	bool has_budget = kg_budget_line(&inc->budget, !inc->budget.consistent ? NULL :
 					 o->ascii ? bar_glyph_ascii : bar_glyph, bl, sizeof bl) != NULL;
+	budget_bar(o, &inc->budget, has_budget);
 	if (has_budget)
 		evidence(o, "", bl);
 	if (cf)
@@ -549,7 +556,8 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	if (style && style->diff) {
 		for (size_t i = 0; i < r->npatches; i++)
 			fputs(r->patches[i].diff, f);
-		if (r->npatches == 0)
+		/* without a config a note says to pass one */
+		if (r->npatches == 0 && r->nconfigs)
 			fprintf(f, "%sno config change to suggest%s\n", col(&o, C_DIM), col(&o, C_RESET));
 	}
 	if (quiet)
