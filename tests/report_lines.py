@@ -166,7 +166,8 @@ def main():
                         if not is_instruction(h):
                             bad_help.append(f"{name} ({fmt}): {line.strip()}")
             # the differential line: most probable first, ruled-out last;
-            # "to tell" names the first
+            # "to tell" names the first; "other" (what the causes no
+            # evidence names share) closes the live ones
             lines = outs["text"].splitlines()
             for i, line in enumerate(lines):
                 m = re.match(r"\s*= differential: (.*)", line)
@@ -174,6 +175,11 @@ def main():
                     continue
                 ndiff += 1
                 items = m.group(1).split(" · ")
+                others = [k for k, x in enumerate(items) if x.startswith("other ")]
+                live_end = len([x for x in items if not x.endswith("ruled out")])
+                if others and others != [live_end - 1]:
+                    bad_diff.append(f"{name}: 'other' is not the last live item: {line.strip()}")
+                items = [x for x in items if not x.startswith("other ")]
                 ps = [float(x.split()[1].lstrip("<")) for x in items if not x.endswith("ruled out")]
                 live = [not x.endswith("ruled out") for x in items]
                 nxt = lines[i + 1] if i + 1 < len(lines) else ""

@@ -111,16 +111,16 @@ static void test_github(const kg_report *r)
 		   "(during backward%2C step 120) [fragmentation%2C low confidence]::"
 		   "1.41 GiB is reserved by PyTorch but "
 		   "unallocated, more than the 16.00 MiB requested, yet no cached block was large "
-		   "enough.%0A= 1.41 GiB reserved but unallocated >= 16.00 MiB requested%0Ahelp: "
-		   "Let the allocator grow segments instead of stranding free blocks: "
-		   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (caveat: experimental; known "
-		   "to break some custom all-reduce and RDMA paths)"
+		   "enough.%0Ahelp: Let the allocator grow segments instead of stranding free blocks: "
+		   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
+		   "%0A= 1.41 GiB reserved but unallocated >= 16.00 MiB requested"
 		   "%0Aalso: Parallel trials share one device [parallelism.parallel-trials]",
-		   "github: the incident's annotation: headline and verdict as title, the cause's "
-		   "finding, its evidence and remedy, the other finding by title");
+		   "github: the incident's one annotation: headline and verdict as title, the cause's "
+		   "finding, the action as the text report words it, its evidence, the other finding "
+		   "by title (its remedy, for another hypothesis, not offered)");
 	char *file = gh_field(lines[0], "file"), *line = gh_field(lines[0], "line");
 	char *title = gh_field(lines[0], "title"), *data = gh_field(lines[0], NULL);
-	char *want = kg_gh_incident_text(&r->incidents[0]);
+	char *want = kg_ci_incident_text(&r->incidents[0]);
 	TAP_EQ_STR(file, FIXTURE_LOG, "github: file property decodes to the path");
 	TAP_EQ_STR(line, "4242", "github: line property");
 	TAP_EQ_STR(title, "CUDA out of memory: tried to allocate 16.00 MiB on cuda:0 (during backward, "
@@ -169,8 +169,8 @@ static void test_sarif(const kg_report *r)
 	const cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "runs"), 0);
 	const cJSON *rules = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "tool"), "driver"), "rules");
 	const cJSON *results = cJSON_GetObjectItem(run, "results");
-	TAP_EQ_I64(cJSON_GetArraySize(rules), 3, "sarif: one rule per rule id seen");
-	TAP_EQ_I64(cJSON_GetArraySize(results), 3, "sarif: one result per finding");
+	TAP_EQ_I64(cJSON_GetArraySize(rules), 2, "sarif: one rule per rule id a result names");
+	TAP_EQ_I64(cJSON_GetArraySize(results), 2, "sarif: one result per incident, however many findings");
 	int bad_index = 0, bad_level = 0, no_text = 0;
 	const cJSON *res;
 	cJSON_ArrayForEach(res, results) {
@@ -179,24 +179,41 @@ static void test_sarif(const kg_report *r)
 		const char *rid = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rules, idx), "id"));
 		bad_index += !id || !rid || strcmp(id, rid) != 0;
 		const char *lv = cJSON_GetStringValue(cJSON_GetObjectItem(res, "level"));
-		bad_level += !lv || (strcmp(lv, "error") && strcmp(lv, "warning") && strcmp(lv, "note"));
+		bad_level += !lv || (strcmp(lv, "error") && strcmp(lv, "warning"));
 		no_text += !cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "message"), "text"));
 	}
 	TAP_EQ_I64(bad_index, 0, "sarif: every ruleIndex points at its ruleId");
-	TAP_EQ_I64(bad_level, 0, "sarif: every level is error/warning/note");
+	TAP_EQ_I64(bad_level, 0, "sarif: every level is the incident's severity, error or warning");
 	TAP_EQ_I64(no_text, 0, "sarif: every result has message.text");
-	TAP_EQ_STR(str_at(results, "0.level"), "error", "sarif: error finding -> error");
-	TAP_EQ_STR(str_at(results, "1.level"), "warning", "sarif: warning finding -> warning");
+	TAP_EQ_STR(str_at(results, "0.ruleId"), "fragmentation.reserved-unallocated",
+		   "sarif: the incident stands under the finding that states its cause");
+	TAP_EQ_STR(str_at(results, "0.level"), "error", "sarif: an OOM that ended the run -> error");
+	TAP_EQ_STR(str_at(results, "1.level"), "warning", "sarif: a retried allocator failure -> warning");
+	TAP_EQ_STR(str_at(results, "1.ruleId"), "oom-warning", "sarif: an incident without findings stands under its kind");
+	TAP_EQ_STR(str_at(results, "0.properties.cause"), "fragmentation", "sarif: properties.cause");
+	TAP_EQ_STR(str_at(results, "0.properties.action"),
+		   "Let the allocator grow segments instead of stranding free blocks: "
+		   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+		   "sarif: properties.action is the text report's line 2");
+	TAP_EQ_STR(str_at(results, "0.properties.findings.1.rule"), "parallelism.parallel-trials",
+		   "sarif: the other finding in properties.findings");
+	TAP_EQ_STR(str_at(results, "0.properties.findings.1.severity"), "info",
+		   "sarif: … at info, evidence for a hypothesis that is not the verdict");
+	const char *msg = str_at(results, "0.message.text");
+	TAP_OK(msg && !strncmp(msg, "CUDA out of memory: tried to allocate 16.00 MiB on cuda:0 (during backward, "
+			       "step 120) [fragmentation, low confidence]\n", 103) &&
+	       strstr(msg, "\nalso: Parallel trials share one device [parallelism.parallel-trials]"),
+	       "sarif: the message: the verdict line, then the annotation's text with the other finding");
 	TAP_EQ_STR(str_at(results, "0.locations.0.physicalLocation.artifactLocation.uri"),
 		   "runs/trial,7:gpu0/tune.log", "sarif: uri keeps RFC 3986 sub-delims and ':'");
 	const cJSON *line = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
 		cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(results, 0), "locations"), 0),
 		"physicalLocation"), "region"), "startLine");
 	TAP_EQ_I64(cJSON_GetNumberValue(line), 4242, "sarif: region.startLine");
-	TAP_EQ_STR(str_at(results, "2.locations.0.physicalLocation.artifactLocation.uri"), "stdin",
+	TAP_EQ_STR(str_at(results, "1.locations.0.physicalLocation.artifactLocation.uri"), "stdin",
 		   "sarif: a stdin incident is still located (GitHub rejects a result without one)");
 	TAP_EQ_STR(str_at(rules, "0.defaultConfiguration.level"), "error", "sarif: rule default level");
-	TAP_EQ_STR(str_at(rules, "1.properties.tags.0"), "parallelism", "sarif: rule category as tag");
+	TAP_EQ_STR(str_at(rules, "0.properties.tags.0"), "fragmentation", "sarif: rule category as tag");
 	TAP_EQ_STR(str_at(run, "invocations.0.toolExecutionNotifications.0.level"), "warning",
 		   "sarif: input note as a tool notification");
 	cJSON_Delete(doc);
@@ -205,15 +222,16 @@ static void test_sarif(const kg_report *r)
 	/* Rules from the rule files come first, in their order; unseen ones stay. */
 	kg_ci_rule set[] = {
 		{"capacity.shortfall", "Real shortfall", "capacity", KG_SEV_ERROR},
-		{"parallelism.parallel-trials", "Parallel trials share one device", "parallelism", KG_SEV_WARNING},
+		{"fragmentation.reserved-unallocated", "Cached memory could have served the request", "fragmentation",
+		 KG_SEV_ERROR},
 	};
 	doc = kg_report_to_sarif(r, set, 2);
 	run = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "runs"), 0);
 	rules = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "tool"), "driver"), "rules");
-	TAP_EQ_I64(cJSON_GetArraySize(rules), 4, "sarif: rule set + ids seen outside it");
+	TAP_EQ_I64(cJSON_GetArraySize(rules), 3, "sarif: rule set + ids seen outside it");
 	TAP_EQ_STR(str_at(rules, "0.id"), "capacity.shortfall", "sarif: rule-set order kept");
 	TAP_EQ_I64(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(
-		cJSON_GetObjectItem(run, "results"), 1), "ruleIndex")), 1,
+		cJSON_GetObjectItem(run, "results"), 0), "ruleIndex")), 1,
 		"sarif: result indexes the rule-set entry");
 	cJSON_Delete(doc);
 
@@ -254,16 +272,26 @@ static void test_markdown(const kg_report *r)
 	TAP_EQ_I64(rows, 2, "markdown: one table row per incident");
 	TAP_EQ_I64(bad_cells, 0, "markdown: every row has exactly 10 cells");
 	TAP_OK(strstr(out, "| 1 | `runs/trial,7:gpu0/tune.log:4242` | cuda:0 | – | 120 | backward | "
-			   "**fragmentation** | error | 16.00 MiB | 33.56 MiB / 23.56 GiB |\n") != NULL,
+			   "**fragmentation** (low) | error | 16.00 MiB | 33.56 MiB / 23.56 GiB |\n") != NULL,
 	       "markdown: first row");
-	TAP_OK(strstr(out, "| 2 | `<stdin>:17` | – | – | – | – | not diagnosed | warning | 2.15 GiB | – |\n") != NULL,
+	TAP_OK(strstr(out, "| 2 | `<stdin>:17` | – | – | – | – | undetermined | warning | 2.15 GiB | – |\n") != NULL,
 	       "markdown: undiagnosed stdin row");
+	TAP_OK(strstr(out, "### Incident 1 — `runs/trial,7:gpu0/tune.log:4242` — error: fragmentation, low confidence\n") &&
+	       strstr(out, "### Incident 2 — `<stdin>:17` — warning: cause undetermined\n"),
+	       "markdown: one section per incident, its severity and verdict in the heading");
+	TAP_OK(strstr(out, "**What to do:** Let the allocator grow segments instead of stranding free blocks: "
+			   "PYTORCH\\_CUDA\\_ALLOC\\_CONF=expandable\\_segments:True\n") != NULL,
+	       "markdown: the action, as the text report's line 2");
+	TAP_OK(strstr(out, "    - **info** Parallel trials share one device `parallelism.parallel-trials`") != NULL &&
+	       !strstr(out, "**warning** Parallel trials"),
+	       "markdown: a finding for another hypothesis is shown as info");
 	TAP_OK(strstr(out, "\n````text\ntorch.OutOfMemoryError: CUDA out of memory.") != NULL &&
 	       strstr(out, "See ```docs``` | here\n````\n") != NULL,
 	       "markdown: OOM text in a fence longer than its backtick runs");
 	TAP_OK(strstr(out, "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`") != NULL,
 	       "markdown: env remedy as code");
-	TAP_OK(strstr(out, "set `n_jobs` = `3`") != NULL, "markdown: set remedy, by the config's key");
+	TAP_OK(strstr(out, "set `n_jobs`") == NULL && strstr(out, "Run as many trials as fit") == NULL,
+	       "markdown: the remedy of a finding for another hypothesis is not offered");
 	TAP_OK(strstr(out, "97% in use.  \nEach trial") != NULL, "markdown: CRLF -> one hard break");
 	TAP_OK(strstr(out, "followed by device-side-assert at line 4250") != NULL, "markdown: follow-up as consequence");
 	TAP_OK(strstr(out, "`configs/tune.yaml`:\n\n```diff\n--- a/configs/tune.yaml\n+++ b/configs/tune.yaml\n"

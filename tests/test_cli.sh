@@ -329,6 +329,22 @@ cp "$cfg" "$tmp/positional.yaml"
 check "--apply does not write a config given as a positional argument" \
 	"[ $rc = 0 ] && cmp -s $cfg $tmp/positional.yaml && [ ! -e $tmp/positional.yaml.orig ] && grep -q 'positional.yaml: not written' $tmp/o" "rc=$rc"
 
+# --apply and --diff without any config say to pass one, in every format
+# (issue 32), and write nothing
+s3=$root/testdata/logs/seed-003-backward.log
+(cd "$tmp" && "$exe" --apply "$s3" >"$tmp/o" 2>&1); rc=$?
+check "--apply without a config says to pass one with --config (and not that there is no change)" \
+	"[ $rc = 0 ] && grep -q '^--apply: no training config was given, so there is nothing to write: pass it with --config FILE' $tmp/o && ! grep -q 'no config change to suggest' $tmp/o" "$(cat $tmp/o)"
+"$exe" --diff --format json "$s3" >"$tmp/o" 2>&1
+check "… --diff too, as a note of the JSON report" \
+	"grep -q '\"--diff: no training config was given, so there is nothing to compare: pass it with --config FILE' $tmp/o" "$(cat $tmp/o)"
+# the seed story (issue 32 item 7): on an 80-column terminal seed 001's
+# incident and the note about its config fit in 15 lines
+s1=testdata/logs/seed-001-rotate-eval.log
+n80=$(cd "$root" && LC_ALL=C.UTF-8 "$exe" --color never --width 80 $s1 | grep -vc '^[0-9]* incidents\?:')
+check "seed 001 at 80 columns: the incident and its note in 15 lines ($n80)" "[ $n80 -le 15 ]" \
+	"$(cd "$root" && LC_ALL=C.UTF-8 "$exe" --color never --width 80 $s1)"
+
 printf 'data:\n  test_bs: [1, 2\n' >"$tmp/bad.yaml"
 "$exe" --config "$tmp/bad.yaml" "$seed" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "invalid YAML config → exit 3 naming file and line" "[ $rc = 3 ] && grep -q 'bad.yaml:[0-9]' $tmp/e" "rc=$rc $(cat $tmp/e)"
@@ -608,11 +624,11 @@ mr10=$root/testdata/logs/real-mr-0010-rank1-linear.log
 seedcfg=$root/testdata/logs/seed-001-rotate-eval-with-config.log
 env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 "$exe" "$seedcfg" >"$tmp/utf8" 2>&1
 check "UTF-8 locale (LANG=C.UTF-8): the budget bar in blocks" \
-	"grep -q '= \[█*▓*▒░╳*\]╳ 140.40 GiB; ╳ 19.99 GiB requested > 17.52 GiB free' $tmp/utf8 && grep -q '█ 105.92 GiB allocated + ▓ 16.03 GiB cached unused' $tmp/utf8" "$(sed -n 3,4p $tmp/utf8)"
+	"grep -q '= \[█*▓*▒░╳*\]╳ ╳ 19.99 GiB requested > 17.52 GiB free' $tmp/utf8 && grep -q '█ 105.92 GiB allocated + ▓ 16.03 GiB cached unused' $tmp/utf8" "$(sed -n 3,4p $tmp/utf8)"
 for loc in "LC_ALL=C" "LC_ALL=POSIX" "LANG=C" "LC_CTYPE=en_US.ISO-8859-1" "LANG="; do
 	env -u LC_ALL -u LC_CTYPE -u LANG $loc "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii" 2>&1
 	check "$loc: ASCII bar and glyphs, nothing else changes" \
-		"! LC_ALL=C grep -q '[^ -~]' $tmp/ascii && grep -q '= \[#*%*\*oX*\]X 140.40 GiB; X 19.99 GiB requested > 17.52 GiB free' $tmp/ascii && grep -q '= 140.40 GiB = # 105.92 GiB allocated + % 16.03 GiB cached unused + \* 931.84 MiB non-PyTorch (this process) + o 20.48 MiB other processes + . 17.52 GiB free' $tmp/ascii" "$(LC_ALL=C grep -n '[^ -~]' $tmp/ascii | head -3; sed -n 3,4p $tmp/ascii)"
+		"! LC_ALL=C grep -q '[^ -~]' $tmp/ascii && grep -q '= \[#*%*\*oX*\]X X 19.99 GiB requested > 17.52 GiB free' $tmp/ascii && grep -q '= 140.40 GiB = # 105.92 GiB allocated + % 16.03 GiB cached unused + \* 931.84 MiB non-PyTorch (this process) + o 20.48 MiB other processes + . 17.52 GiB free' $tmp/ascii" "$(LC_ALL=C grep -n '[^ -~]' $tmp/ascii | head -3; sed -n 3,4p $tmp/ascii)"
 done
 LC_ALL=C.UTF-8 "$exe" -v "$seedcfg" "$mr10" | sed 's/█/#/g; s/▓/%/g; s/▒/*/g; s/░/o/g; s/╳/X/g; s/+ · /+ . /g; s/ · / | /g; s/·/./g; s/…/.../g; s/≤/<=/g; s/≥/>=/g; s/≈/~/g; s/×/x/g; s/–/-/g; s/—/--/g; s/→/->/g' >"$tmp/translit"
 LC_ALL=C "$exe" -v "$seedcfg" "$mr10" >"$tmp/ascii"

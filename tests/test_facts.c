@@ -430,8 +430,67 @@ static void batch_hints(void)
 	}
 }
 
+/* job.mode (kg_facts_job_mode): each sign alone, in the order they
+ * decide, on the facts a run would have (NAME=VALUE as --set takes them;
+ * "phase.source" and the strings are what logscan.c and oom.c set). */
+static void job_modes(void)
+{
+	static const struct { const char *facts[4]; const char *mode; const char *what; } cases[] = {
+		{{"framework=vllm"}, "serve", "vLLM's KV-cache message: serving"},
+		{{"framework=ggml", "phase=eval", "phase.source=frames"}, "serve", "a ggml buffer, whatever the phase"},
+		{{"framework=ctranslate2"}, "serve", "CTranslate2"},
+		{{"frames.files=/usr/lib/python3/site-packages/vllm/worker/worker.py", "phase=forward", "phase.source=frames"},
+		 "serve", "vllm/ in the frames' files"},
+		{{"family=oom_killer", "oom.message=Loading checkpoint shards: 0%| | 0/2 [00:00<?, ?it/s]Killed"},
+		 "load", "killed while loading checkpoint shards"},
+		{{"family=oom_killer", "oom.message=Killed"}, "unknown", "a bare Killed"},
+		{{"phase=model-load", "phase.source=frames", "frames.functions=<module> from_pretrained"}, "load",
+		 "from_pretrained in the frames"},
+		{{"phase=eval", "phase.source=frames", "frames.functions=<module> main fit evaluate score_all"}, "eval",
+		 "evaluate in the frames wins over fit"},
+		{{"phase=backward", "phase.source=frames", "frames.functions=<module> train backward"}, "train",
+		 "backward in the frames"},
+		{{"phase=optimizer", "phase.source=frames"}, "train", "the optimizer step"},
+		{{"phase=checkpoint", "phase.source=frames", "frames.functions=<module> main load_checkpoint load"}, "load",
+		 "a checkpoint loaded outside training"},
+		{{"phase=checkpoint", "phase.source=frames", "frames.functions=<module> train save_checkpoint"}, "train",
+		 "a checkpoint saved in training"},
+		{{"phase=forward", "phase.source=frames", "frames.functions=<module> training_step forward"}, "train",
+		 "training_step in the frames"},
+		{{"phase=eval", "phase.source=log"}, "eval", "the log's evaluation words"},
+		{{"log.words.eval=it failed during the evaluation loop"}, "eval", "the reporter's evaluation words"},
+		{{"phase.log_train=true"}, "train", "the log's training lines"},
+		{{"epoch=3"}, "train", "an epoch"},
+		{{"phase=forward", "phase.source=frames", "frames.functions=<module> forward"}, "unknown",
+		 "a forward frame alone does not tell"},
+		{{NULL}, "unknown", "nothing"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		kg_facts f = {0};
+		kg_error e = {0};
+		for (size_t k = 0; k < 4 && cases[i].facts[k]; k++)
+			kg_facts_set_arg(&f, cases[i].facts[k], &e);
+		kg_facts_derive(&f);
+		TAP_EQ_STR(str(&f, "job.mode"), cases[i].mode, "job.mode: %s", cases[i].what);
+		kg_facts_free(&f);
+	}
+	/* --set job.mode wins over the signs; a word not of the vocabulary is
+	 * refused (exit 2 in the CLI) */
+	kg_facts f = {0};
+	kg_error e = {0};
+	kg_facts_set_arg(&f, "phase=backward", &e);
+	kg_facts_set_arg(&f, "phase.source=frames", &e);
+	TAP_EQ_I64(kg_facts_set_arg(&f, "job.mode=eval", &e), 0, "--set job.mode=eval");
+	kg_facts_derive(&f);
+	TAP_EQ_STR(str(&f, "job.mode"), "eval", "--set job.mode wins over the frames' backward");
+	TAP_OK(kg_facts_set_arg(&f, "job.mode=inference", &e) < 0 && strstr(e.msg, "train, eval, serve, load"),
+	       "--set job.mode=inference is refused, naming the words (%s)", e.msg);
+	kg_facts_free(&f);
+}
+
 int main(void)
 {
+	job_modes();
 	batch_hints();
 	/* seed 004: a 2.x message with "Process has" (no pid) */
 	kg_incident inc;

@@ -116,13 +116,13 @@ for s in 0 1 2 3; do check "exit status $s" "*$s*" "$page"; done
 for e in NO_COLOR FORCE_COLOR CLICOLOR_FORCE CI KGMEM_RULES_PATH PYTORCH_CUDA_ALLOC_CONF; do check "environment $e" "*$e*" "$page"; done
 for f in text json jsonl markdown github sarif; do check "format $f" "*$f*" "$page"; done
 # the vocabularies (include/model/vocab/*.def, one word a line): every cause has
-# its entry in kgmem-rules(5); every family, device type and phase is
-# listed in both pages
+# its entry in kgmem-rules(5); every family, device type, phase and job
+# mode is listed in both pages
 vocab=$mandir/../include/model/vocab
 words() { sed -n 's/^KG_[A-Z]*([A-Z0-9_]*, "\([^"]*\)".*/\1/p' "$vocab/$1.def"; }
 # a vocabulary that cannot be read fails (the layout move left this loop
 # reading nothing, so it checked nothing)
-for v in category family device phase; do
+for v in category family device phase mode; do
 	n=$((n + 1))
 	if [ -n "$(words $v)" ]; then echo "ok $n - vocabulary $v read from $vocab"
 	else echo "not ok $n - vocabulary $v: no words in $vocab/$v.def"; fail=1; fi
@@ -130,7 +130,7 @@ done
 for c in $(words category); do
 	[ "$c" = none ] || check "cause $c" "*$c*" "$rules"
 done
-for v in family device phase; do
+for v in family device phase mode; do
 	for w in $(words $v); do
 		esc=$(printf '%s' "$w" | sed 's/_/\\_/g')
 		check "$v $w in kgmem-diagnose(1)" "$w" "$page"

@@ -149,12 +149,12 @@ seed = os.path.join(LOGS, "seed-001-rotate-eval-with-config.log")
 cfg = os.path.join(ROOT, "testdata/configs/seed001-rotate-wn18rr.yaml")
 s = kgmem_diagnose.diagnose(seed, config=cfg, args=["--diff"])
 inc = s.incidents[0]
-check(inc.cause == "eval-blowup" and inc.confidence == "high"
+check(inc.cause == "eval-blowup" and inc.confidence == "high" and inc.mode == "eval"
       and inc.patch == {"data.test_bs": 64} and inc.action.keys == {"eval_batch_size": "data.test_bs"}
       and s.patches and "+  test_bs: 64" in s.patches[0].diff
       and inc.budget.capacity == s.raw["incidents"][0]["budget"]["capacity"]
       and isinstance(inc.budget.capacity, int),
-      "config: the cause, the patch in the config's own key, the diff, budget in bytes",
+      "config: the cause, the job's mode, the patch in the config's own key, the diff, budget in bytes",
       (inc.cause, inc.patch, s.patches))
 
 # --- unreadable input: DiagnoseError with the binary's one line, exit 3
@@ -519,7 +519,8 @@ check(r.returncode == 0 and r.stderr == b"" and r.stdout.decode().split() == ["u
 
 TPY = interpreter("torch")
 if TPY is None:
-    for what in ("catch()", "install()", "non-OOM", "MPS", "Lightning", "HF"):
+    for what in ("catch()", "install()", "non-OOM", "MPS", "Lightning", "Lightning batch",
+                 "Lightning eval batch", "HF", "HF batch", "HF eval batch"):
         skip("torch hook: " + what, "no Python here imports torch")
 else:
     head = "import sys, torch\nimport kgmem_diagnose.torch as kgt\nMSG = %r\n" % MSG
@@ -629,9 +630,13 @@ except RuntimeError:
     # those signatures (neither library is installed here)
     wd = tempfile.mkdtemp(dir=TMP)
     r = pyrun(TPY, head + r'''
+from types import SimpleNamespace
 from kgmem_diagnose.lightning import KgmemDiagnoseCallback
 class Trainer:
     global_step = 1200
+    accumulate_grad_batches = 2
+    state = SimpleNamespace(stage="train")
+    datamodule = SimpleNamespace(batch_size=8)
 cb = KgmemDiagnoseCallback()
 try:
     raise torch.cuda.OutOfMemoryError(MSG)
@@ -644,20 +649,64 @@ cb.on_exception(Trainer(), object(), ValueError("no"))
           and err.count(VERDICT) == 1,
           "lightning.KgmemDiagnoseCallback.on_exception reports an OOM with trainer.global_step "
           "(stand-in trainer)", err)
+    # the Trainer's own batch and accumulation reach the action, and the
+    # full-report command carries them (issue 32 item 6)
+    check("from 8 to 4" in err and "accumulation to 4" in err
+          and "--set config.grad_accum_steps=2 --set config.train_batch_size=8 --set job.mode=train" in err,
+          "lightning: the datamodule's batch_size 8 and accumulate_grad_batches 2 give the action "
+          "'from 8 to 4', accumulation to 4; the full-report command passes them", err)
     wd = tempfile.mkdtemp(dir=TMP)
     r = pyrun(TPY, head + r'''
 from types import SimpleNamespace
+from kgmem_diagnose.lightning import KgmemDiagnoseCallback
+class Trainer:
+    global_step = 1200
+    accumulate_grad_batches = 2
+    state = SimpleNamespace(stage="validate")
+    val_dataloaders = [SimpleNamespace(batch_size=16)]
+try:
+    raise torch.cuda.OutOfMemoryError(MSG)
+except torch.cuda.OutOfMemoryError as e:
+    KgmemDiagnoseCallback().on_exception(Trainer(), SimpleNamespace(hparams={}), e)
+''', wd)
+    err = r.stderr.decode()
+    check("evaluation batch from 16 to 8" in err and "accumulation" not in err.split("kgmem-diagnose: evidence")[0],
+          "lightning: in the validate stage the action is the evaluation batch of the val "
+          "DataLoader, from 16 to 8, with no gradient accumulation", err)
+    # a Trainer's arguments (TrainingArguments) and its events, stand-ins
+    hf_head = head + r'''
+from types import SimpleNamespace
 from kgmem_diagnose.hf import KgmemDiagnoseCallback
 cb = KgmemDiagnoseCallback()
-args, control = SimpleNamespace(), SimpleNamespace()
+args = SimpleNamespace(per_device_train_batch_size=8, gradient_accumulation_steps=2,
+                       per_device_eval_batch_size=16)
+control, state = SimpleNamespace(), SimpleNamespace(global_step=300)
+'''
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, hf_head + r'''
 cb.on_train_begin(args, SimpleNamespace(global_step=0), control)
-cb.on_step_begin(args, SimpleNamespace(global_step=300), control, model=None)
+cb.on_step_begin(args, state, control, model=None)
 raise torch.cuda.OutOfMemoryError(MSG)
 ''', wd)
     err = r.stderr.decode()
     check(r.returncode == 1 and VERDICT in err and re.search(r"[(, ]step 300\)", err),
           "hf.KgmemDiagnoseCallback: on_train_begin installs the hook, the step is "
           "TrainerState.global_step (stand-in trainer)", err)
+    check("from 8 to 4" in err and "accumulation to 4" in err,
+          "hf: per_device_train_batch_size 8 and gradient_accumulation_steps 2 give the action "
+          "'from 8 to 4', accumulation to 4", err)
+    wd = tempfile.mkdtemp(dir=TMP)
+    r = pyrun(TPY, hf_head + r'''
+cb.on_train_begin(args, state, control)
+cb.on_step_begin(args, state, control)
+cb.on_step_end(args, state, control)
+cb.on_prediction_step(args, state, control)
+raise torch.cuda.OutOfMemoryError(MSG)
+''', wd)
+    err = r.stderr.decode()
+    check("evaluation batch from 16 to 8" in err and "accumulation" not in err.split("kgmem-diagnose: evidence")[0],
+          "hf: after on_prediction_step the action is the evaluation batch, from 16 to 8, with no "
+          "gradient accumulation", err)
 
 # --- the IPython extension, in a real IPython process
 IPY = interpreter("IPython, torch")

@@ -64,6 +64,8 @@ static void bad_rules(void)
 		{"repeated-env.yaml", "rules-bad/repeated-env.yaml:11:9: duplicate key 'PYTORCH_CUDA_ALLOC_CONF' (first at line 10): give each key once\n"},
 		{"template-brace.yaml", "rules-bad/template-brace.yaml:7:36: evidence: unmatched '}' (write '}}' for a literal brace)\n"},
 		{"template-env.yaml", "rules-bad/template-env.yaml:10:79: env value: unknown fact 'oom.frees' (see 'kgmem-diagnose rules facts')\n"},
+		{"remedy-kind.yaml", "rules-bad/remedy-kind.yaml:6:30: rules_out: 'bigger-batch' is not a kind of remedy "
+				     "(smaller-batch, grad-accum, activation-checkpointing, allocator)\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char *got = check_output(cases[i].file);

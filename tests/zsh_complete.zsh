@@ -32,6 +32,11 @@ if [[ $1 == --inner ]]; then
 	bindkey '^I' __kg_complete
 	zstyle ':completion:*' insert-tab false
 	zstyle ':completion:*' list-grouped false
+	# no listing: a list longer than the pseudo-terminal asks "do you wish
+	# to see all N possibilities?", and that prompt eats the next line's
+	# first character
+	unsetopt AUTO_LIST LIST_AMBIGUOUS
+	LISTMAX=100000
 	return 0
 fi
 zmodload zsh/zpty || exit 2

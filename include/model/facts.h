@@ -102,6 +102,33 @@ void kg_facts_from_incident(const struct kg_incident *inc, const char *path, kg_
  * overwritten; a derived fact whose inputs vanished is removed. */
 void kg_facts_derive(kg_facts *facts);
 
+/* What the job was doing when it ran out of memory, read off facts (the
+ * fact job.mode, which kg_facts_derive sets from it unless it was --set;
+ * DIAGNOSIS §10 "The action follows the mode"). Every sign of the mode is
+ * read here, so a new one is one more test in this function; the first
+ * that holds decides:
+ *   serve  the message is an inference engine's (framework vllm, ggml,
+ *          ollama, ctranslate2, tvm, openvino, onnxruntime: oom.c's
+ *          wordings), or an engine's package is in the frames' files
+ *          (vllm/, llama_cpp/, ctranslate2/, faster_whisper/, …);
+ *   load   the process was killed while loading (family oom_killer, the
+ *          message says "load": "Loading checkpoint shards … Killed"), or
+ *          the phase is model-load (from_pretrained, "Loading checkpoint
+ *          shards"), or the frames load a checkpoint outside training;
+ *   eval   the frames' phase is eval (validate, evaluate, predict,
+ *          generate, inference, test_step …; traceback.c);
+ *   train  the frames' phase is backward or optimizer, or a frame's
+ *          function is a training one (train, training_step, fit,
+ *          backward);
+ *   eval   the log's phase is eval, or the reporter's words say
+ *          evaluation (log.words.eval);
+ *   train  the log's nearest phase word is training's (phase.log_train),
+ *          the progress line counts epochs, or an epoch is known;
+ *   unknown otherwise.
+ * Returns a word of kg_modes (static storage); *why is the sign in words
+ * (static), the fact's provenance. */
+const char *kg_facts_job_mode(const kg_facts *f, const char **why);
+
 /* Parses "NAME=VALUE" (the --set option) and sets the fact with provenance
  * "--set", then re-derives. The value is read by the registry type of NAME:
  * bytes take a printed size ("12GiB", "12 GiB", "1.5GB" = binary units; a

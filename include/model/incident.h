@@ -118,6 +118,8 @@ typedef struct kg_remedy {
 	                                     no config names it (diagnose.c) */
 	char *code;                       /* code change in words, or NULL */
 	char *caveat;                     /* or NULL */
+	unsigned kinds;                   /* what it changes: bit i is
+	                                     kg_remedy_kinds word i (vocab.h) */
 } kg_remedy;
 
 /* One fired rule. */
@@ -137,6 +139,9 @@ typedef struct kg_finding {
 	size_t nevidence;
 	kg_remedy *remedies;
 	size_t nremedies;
+	unsigned rules_out;        /* remedy kinds this finding says cannot
+	                              help (rule key rules_out): bit i is
+	                              kg_remedy_kinds word i */
 } kg_finding;
 
 typedef struct kg_incident {
@@ -161,6 +166,15 @@ typedef struct kg_incident {
 	int64_t rank, step, epoch;/* KG_NONE when not known */
 	const char *phase;        /* a word of kg_phases, or NULL */
 	const char *phase_source; /* "frames" or "log" or NULL */
+	bool log_train;           /* the log's nearest phase word before the
+	                             OOM is training's (context.h
+	                             kg_ctx_phase_marker "train"; it sets no
+	                             phase): fact phase.log_train */
+	const char *mode;         /* a word of kg_modes: fact job.mode as the
+	                             rules saw it (facts.h kg_facts_job_mode),
+	                             filled with the findings; NULL before */
+	const char *mode_why;     /* the sign that told it, in words (static;
+	                             "--set" when given) */
 	const char *cause;        /* a word of kg_categories, filled by the
 	                             differential, or NULL when undetermined */
 	const char *confidence;   /* a word of kg_confidences, or NULL */
@@ -221,6 +235,12 @@ enum kg_severity kg_incident_severity(const kg_incident *inc);
 /* Whether f's evidence supports cause (and does not refute it); false for
  * a NULL cause. */
 bool kg_finding_supports(const kg_finding *f, const char *cause);
+/* The severity f is shown at in every format (issue 32: one verdict): its
+ * own, except that evidence for a hypothesis other than the incident's
+ * cause, or for one the differential rules out, is at most info (a
+ * "note"): such a finding is no error of the incident, whatever its
+ * rule's severity says. */
+enum kg_severity kg_finding_shown_severity(const kg_incident *inc, const kg_finding *f);
 /* Whether f is about no cause (category none): the input that would decide
  * (rules/general.yaml). */
 bool kg_finding_no_cause(const kg_finding *f);

@@ -39,6 +39,8 @@ typedef struct kg_report {
 	size_t nsnapshots;
 	kg_patch_result *patches;    /* in config order; owned */
 	size_t npatches;
+	size_t nconfigs;             /* training configs read (--config, a
+	                                positional one, or one a log names) */
 	int64_t first_failed_rank;   /* rank of the earliest incident with a
 	                                rank, KG_NONE when no rank is known */
 	int64_t root_cause_rank;     /* torchelastic "Root Cause (first observed

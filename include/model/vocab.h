@@ -74,6 +74,22 @@ enum kg_phase {
 	KG_NPHASES
 };
 
+/* What a remedy changes (bit i of a mask is kind i). */
+enum kg_remedy_kind {
+#define KG_REMEDY(id, word, train_only) KG_REMEDY_##id,
+#include "model/vocab/remedy.def"
+#undef KG_REMEDY
+	KG_NREMEDY_KINDS
+};
+
+/* KG_MODE_UNKNOWN (0) is the mode nothing told. */
+enum kg_mode {
+#define KG_MODE(id, word) KG_MODE_##id,
+#include "model/vocab/mode.def"
+#undef KG_MODE
+	KG_NMODES
+};
+
 /* One vocabulary: its name as the JSON field or fact that carries it, and
  * its words in .def order (index = the enum value). */
 typedef struct kg_vocab {
@@ -90,9 +106,14 @@ extern const kg_vocab kg_categories;   /* "category" */
 extern const kg_vocab kg_phases;       /* "phase" */
 extern const kg_vocab kg_strengths;    /* "strength" */
 extern const kg_vocab kg_confidences;  /* "confidence" */
+extern const kg_vocab kg_modes;        /* "job.mode" */
+extern const kg_vocab kg_remedy_kinds; /* remedy key "kind" */
+/* The mask of the remedy kinds only training has (remedy.def). */
+unsigned kg_remedy_kinds_training_only(void);
 
 /* The vocabulary carried by the JSON field or fact called name ("family",
- * "framework", "device.type", "severity", "category", "phase"), or NULL. */
+ * "framework", "device.type", "severity", "category", "phase",
+ * "job.mode"), or NULL. */
 const kg_vocab *kg_vocab_named(const char *name);
 
 /* The word of entry i (static storage); NULL when i is out of range. */
@@ -113,6 +134,7 @@ char *kg_vocab_join(const kg_vocab *v, size_t from, const char *sep);
 #define KG_DEVICE_WORD(id) (kg_device_types.words[KG_DEVICE_##id])
 #define KG_CATEGORY_WORD(id) (kg_categories.words[KG_CATEGORY_##id])
 #define KG_PHASE_WORD(id) (kg_phases.words[KG_PHASE_##id])
+#define KG_MODE_WORD(id) (kg_modes.words[KG_MODE_##id])
 
 /* "none", "info", "warning", "error": JSON `severity`, the rule key. */
 const char *kg_severity_name(enum kg_severity s);

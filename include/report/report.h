@@ -41,6 +41,28 @@ char *kg_incident_verdict(const kg_incident *inc, char *buf, size_t n);
  * "error[CAUSE, CONFIDENCE]:": "eval-blowup, high", or "undetermined". */
 char *kg_incident_verdict_brief(const kg_incident *inc, char *buf, size_t n);
 
+/* The incident's differential as one line (no newline; malloc'd), as
+ * every format prints it after "differential: ": each hypothesis some
+ * evidence names, most probable first, with its posterior probability
+ * (two decimals, kg_prob_format) and, for the first, its confidence in
+ * brackets ("eval-blowup 0.80 (medium)"), "open" for one an undetermined
+ * incident leaves open; then "other P", what the causes no evidence names
+ * share (1 less the probabilities as printed, so the line adds up to 1;
+ * left out below 0.005); then the ruled-out ones ("fragmentation ruled
+ * out"). NULL when the differential is empty. *top (when top is not
+ * NULL) is the index in inc->differential of the first hypothesis. */
+char *kg_differential_text(const kg_incident *inc, size_t *top);
+
+/* The remedy titles a report listed for one incident (each remedy once). */
+typedef struct kg_titles {
+	const char *v[64];
+	size_t n;
+} kg_titles;
+/* Whether title is not in t yet; records it (NULL: false, a remedy
+ * without a title is not listed by it; past 64 titles new ones are not
+ * recorded). */
+bool kg_title_new(kg_titles *t, const char *title);
+
 typedef struct kg_text_style {
 	bool color;        /* ANSI colours (decided by --color / NO_COLOR / TTY) */
 	bool quiet;        /* -q: the verdict line only */

@@ -132,7 +132,7 @@ void kg_estimate_facts(kg_facts *f)
 
 	/* training: weights, gradients and the optimizer's state */
 	const char *mode = str(f, "model.mode"), *phase = str(f, "phase"), *opt = str(f, "model.optimizer");
-	bool train = is(mode, "train") || is(phase, KG_PHASE_WORD(BACKWARD)) || is(phase, KG_PHASE_WORD(OPTIMIZER));
+	bool train = is(mode, KG_MODE_WORD(TRAIN)) || is(phase, KG_PHASE_WORD(BACKWARD)) || is(phase, KG_PHASE_WORD(OPTIMIZER));
 	bool adapters = str(f, "model.adapters") || (wb.ok && w < 2);
 	num training = {0};
 	char twhat[480] = "";

@@ -43,6 +43,7 @@ typedef struct remedy {
 	char **roles;
 	tpl *set_values;
 	size_t nset;
+	unsigned kinds;          /* `kind`: what it changes (remedy.def mask) */
 } remedy;
 
 typedef struct rule {
@@ -62,6 +63,7 @@ typedef struct rule {
 	const char *supports;    /* static cause word (differential.h), or NULL */
 	bool refutes;
 	bool refines;            /* `refines: capacity` */
+	unsigned rules_out;      /* `rules_out`: remedy kinds it says cannot help */
 	enum kg_strength strength;
 	char *file;
 	long line;
@@ -442,10 +444,39 @@ static int when_compile(loader *L, yaml_node_t *v, kg_expr **e, char **src)
 	return 0;
 }
 
+/* A remedy's `kind` or a rule's `rules_out`: one word of kg_remedy_kinds
+ * or a list of them (remedy.def), as a mask. Returns 0, or -1 after
+ * reporting the error. */
+static int parse_kinds(loader *L, yaml_node_t *v, const char *key, unsigned *mask)
+{
+	yaml_node_item_t one = 0, *start = &one, *top = &one + 1;
+	if (v->type == YAML_SEQUENCE_NODE) {
+		start = v->data.sequence.items.start;
+		top = v->data.sequence.items.top;
+	} else {
+		one = (yaml_node_item_t)(v - L->doc->nodes.start) + 1;
+	}
+	int bad = 0;
+	for (yaml_node_item_t *it = start; it < top; it++) {
+		yaml_node_t *w = node(L, *it);
+		int i = kg_vocab_index(&kg_remedy_kinds, scalar(w));
+		if (i < 0) {
+			char *all = kg_vocab_join(&kg_remedy_kinds, 0, ", ");
+			NODE_ERR(L, w, "%s: '%s' is not a kind of remedy (%s)", key,
+				 scalar(w) ? scalar(w) : "?", all);
+			free(all);
+			bad = -1;
+			continue;
+		}
+		*mask |= 1u << i;
+	}
+	return bad;
+}
+
 static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 {
 	if (n->type != YAML_MAPPING_NODE) {
-		NODE_ERR(L, n, "a remedy must be a mapping (title, when, env, set, code, caveat)");
+		NODE_ERR(L, n, "a remedy must be a mapping (title, when, kind, env, set, code, caveat)");
 		return -1;
 	}
 	int bad = 0;
@@ -468,6 +499,8 @@ static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 			bad |= tpl_compile(L, v, "remedy code", &r->code);
 		} else if (!strcmp(key, "caveat")) {
 			bad |= tpl_compile(L, v, "remedy caveat", &r->caveat);
+		} else if (!strcmp(key, "kind")) {
+			bad |= parse_kinds(L, v, "kind", &r->kinds);
 		} else if (!strcmp(key, "when")) {
 			if (!scalar(v)) {
 				NODE_ERR(L, v, "a remedy's when must be an expression string");
@@ -515,7 +548,7 @@ static int parse_remedy(loader *L, yaml_node_t *n, remedy *r)
 			}
 			free(vrep);
 		} else {
-			NODE_ERR(L, k, "unknown remedy key '%s' (title, when, env, set, code, caveat)", key);
+			NODE_ERR(L, k, "unknown remedy key '%s' (title, when, kind, env, set, code, caveat)", key);
 			bad = -1;
 		}
 	}
@@ -658,6 +691,8 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				NODE_ERR(L, v, "strength must be decisive, strong or weak");
 				bad = -1;
 			}
+		} else if (!strcmp(key, "rules_out")) {
+			bad |= parse_kinds(L, v, "rules_out", &r->rules_out);
 		} else if (!strcmp(key, "fallback")) {
 			if (!val || (strcmp(val, "true") && strcmp(val, "false"))) {
 				NODE_ERR(L, v, "fallback must be true or false");
@@ -666,7 +701,7 @@ static int parse_rule(loader *L, yaml_node_t *n, rule *r)
 				r->fallback = !strcmp(val, "true");
 			}
 		} else {
-			NODE_ERR(L, k, "unknown rule key '%s' (id, title, category, severity, supports, refutes, strength, refines, when, message, evidence, remedies, fallback)", key);
+			NODE_ERR(L, k, "unknown rule key '%s' (id, title, category, severity, supports, refutes, strength, refines, when, message, evidence, remedies, rules_out, fallback)", key);
 			bad = -1;
 		}
 	}
@@ -1037,6 +1072,24 @@ static void add_str(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
+/* Whether the remedy would set a config role to the value in force
+ * (config.ROLE, from a config or the log; "from 1 to 1"): it changes
+ * nothing, so it is no remedy (issue 32). */
+static bool void_remedy(const kg_remedy *x, const kg_facts *f)
+{
+	for (size_t k = 0; k < x->nset; k++) {
+		char name[96];
+		snprintf(name, sizeof name, "config.%s", x->set_roles[k]);
+		const kg_fact *now = kg_facts_get(f, name);
+		char *end = NULL;
+		double v = strtod(x->set_values[k], &end);
+		if (now && now->type != KG_FACT_STRING && end && end != x->set_values[k] && !*end &&
+		    v == now->num)
+			return true;
+	}
+	return false;
+}
+
 static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 {
 	char *title = tpl_render(&r->title, f, false);
@@ -1052,6 +1105,7 @@ static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 	out->supports = r->supports;
 	out->refutes = r->refutes;
 	out->refines = r->refines;
+	out->rules_out = r->rules_out;
 	out->strength = r->strength;
 	out->title = title;
 	/* YAML folded text ends with a newline; findings are one paragraph */
@@ -1090,7 +1144,8 @@ static bool fire(const rule *r, const kg_facts *f, kg_finding *out)
 		}
 		x.code = tpl_render(&rm->code, f, false);
 		x.caveat = tpl_render(&rm->caveat, f, false);
-		if (!x.nenv && !x.nset && !x.code) {
+		x.kinds = rm->kinds;
+		if ((!x.nenv && !x.nset && !x.code) || void_remedy(&x, f)) {
 			kg_remedy_free(&x);
 			continue;
 		}
@@ -1122,6 +1177,45 @@ static void apply_one(const rule *r, kg_incident *inc, const kg_facts *f)
 	inc->findings[inc->nfindings++] = x;
 }
 
+/* Whether the differential rules out the hypothesis f is evidence for. */
+static bool hypothesis_ruled_out(const kg_incident *inc, const kg_finding *f)
+{
+	for (size_t i = 0; f->supports && !f->refutes && i < inc->ndifferential; i++)
+		if (!strcmp(inc->differential[i].cause, f->supports))
+			return inc->differential[i].ruled_out;
+	return false;
+}
+
+/* Drops every remedy of the incident that cannot help it (issue 32): of a
+ * kind a finding rules out (`rules_out`: a batch of one rules out a
+ * smaller batch), unless the differential rules that finding's own
+ * hypothesis out; and, where the job does not train (job.mode eval,
+ * serve or load), of a kind only training has (gradient accumulation,
+ * activation checkpointing; remedy.def). */
+static void drop_ruled_out(kg_incident *inc)
+{
+	unsigned out = 0;
+	for (size_t k = 0; k < inc->nfindings; k++)
+		if (!hypothesis_ruled_out(inc, &inc->findings[k]))
+			out |= inc->findings[k].rules_out;
+	int m = kg_vocab_index(&kg_modes, inc->mode);
+	if (m == KG_MODE_EVAL || m == KG_MODE_SERVE || m == KG_MODE_LOAD)
+		out |= kg_remedy_kinds_training_only();
+	if (!out)
+		return;
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		kg_finding *f = &inc->findings[k];
+		size_t keep = 0;
+		for (size_t i = 0; i < f->nremedies; i++) {
+			if (f->remedies[i].kinds & out)
+				kg_remedy_free(&f->remedies[i]);
+			else
+				f->remedies[keep++] = f->remedies[i];
+		}
+		f->nremedies = keep;
+	}
+}
+
 void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *facts)
 {
 	for (size_t i = 0; i < inc->nfindings; i++)
@@ -1132,6 +1226,12 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 	kg_differential_free(inc);
 	inc->cause = NULL;
 	inc->confidence = NULL;
+	const kg_fact *mode = kg_facts_get(facts, "job.mode");
+	int mi = mode && mode->type == KG_FACT_STRING ? kg_vocab_index(&kg_modes, mode->str) : -1;
+	inc->mode = kg_vocab_word(&kg_modes, mi < 0 ? KG_MODE_UNKNOWN : mi);
+	inc->mode_why = "--set";
+	if (!mode || mode->derived)
+		kg_facts_job_mode(facts, &inc->mode_why);
 	if (!rs)
 		return;
 	for (size_t i = 0; i < rs->n; i++)
@@ -1149,6 +1249,7 @@ void kg_rules_apply(const kg_ruleset *rs, kg_incident *inc, const kg_facts *fact
 				for (size_t k = before; k < inc->nfindings; k++)
 					kg_differential_add_open(inc, &inc->findings[k]);
 			}
+	drop_ruled_out(inc);
 	/* stable insertion sort: the cause's evidence first, then most severe
 	 * first, ties keep rule order */
 	for (size_t i = 1; i < inc->nfindings; i++) {
@@ -1183,6 +1284,19 @@ static void show_text(FILE *out, const char *label, const char *s)
 	fprintf(out, "%s%.*s\n", label, (int)n, s);
 }
 
+/* "LABELword, word\n" for the kinds in mask; nothing for none. */
+static void show_kinds(FILE *out, const char *label, unsigned mask)
+{
+	const char *sep = label;
+	for (int i = 0; i < KG_NREMEDY_KINDS; i++)
+		if (mask & (1u << i)) {
+			fprintf(out, "%s%s", sep, kg_vocab_word(&kg_remedy_kinds, i));
+			sep = ", ";
+		}
+	if (sep != label)
+		fputc('\n', out);
+}
+
 int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 {
 	for (size_t i = 0; i < rs->n; i++) {
@@ -1197,6 +1311,7 @@ int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 				kg_strength_name(r->strength), r->refines ? ", refines capacity" : "");
 		if (r->fallback)
 			fprintf(out, "  fallback: true (fires only when no other rule does)\n");
+		show_kinds(out, "  rules out: ", r->rules_out);
 		show_text(out, "  when:     ", r->when_src);
 		fprintf(out, "  facts:   ");
 		for (size_t k = 0; k < kg_expr_nfacts(r->when); k++)
@@ -1209,6 +1324,7 @@ int kg_rules_show(const kg_ruleset *rs, const char *id, FILE *out)
 			const remedy *m = &r->remedies[k];
 			show_text(out, "  help: ", m->title.src);
 			show_text(out, "        when: ", m->when_src);
+			show_kinds(out, "        kind: ", m->kinds);
 			for (size_t e = 0; e < m->nenv; e++)
 				fprintf(out, "        env %s=%s\n", m->env_names[e], m->env_values[e].src);
 			for (size_t e = 0; e < m->nset; e++)

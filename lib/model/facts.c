@@ -3,6 +3,7 @@
 #include "model/incident.h"
 #include "model/units.h"
 #include "model/util.h"
+#include "model/vocab.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -203,6 +205,8 @@ static const kg_fact_info registry[] = {
 	{"tensor.ndim", C, "its number of dimensions"},
 	{"phase", S, "phase of the step that failed"},
 	{"phase.source", S, "where the phase came from: frames or log"},
+	{"phase.log_train", T, "the log's nearest phase word before the OOM (within 200 lines) is training's (\"Epoch 3 … train\", \"step 120 | loss 0.31\"); it sets no phase"},
+	{"job.mode", S, "derived: what the job was doing (kg_facts_job_mode): train; eval (evaluation, testing or inference in a script); serve (an inference engine); load (loading the model or a checkpoint); unknown. From the engine that printed the message or ran in the frames, a kill while loading, the phase (frames, then the log's words), the reporter's evaluation words, training signs (training frames, the log's training lines, an epoch); --set job.mode=WORD overrides"},
 	{"step", C, "training step at the OOM"},
 	{"epoch", C, "epoch at the OOM"},
 	{"progress.done", C, "the last progress line before the OOM (within 50 lines): iterations done (tqdm 45/100, Epoch 30/100, Step 120/1000, [ 30/210])"},
@@ -747,6 +751,8 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		if (inc->phase_source)
 			kg_facts_set_str(f, "phase.source", inc->phase_source, prov);
 	}
+	if (inc->log_train)
+		kg_facts_set_num(f, "phase.log_train", KG_FACT_BOOL, 1, prov);
 	if (inc->step != KG_NONE)
 		kg_facts_set_num(f, "step", KG_FACT_COUNT, (double)inc->step, prov);
 	if (inc->epoch != KG_NONE)
@@ -961,6 +967,141 @@ void kg_facts_derive(kg_facts *f)
 				     ver->provenance};
 	}
 	put(f, "torch.version_code", KG_FACT_COUNT, code);
+
+	/* the job's mode, from everything above: a word always (unknown when
+	 * nothing tells), never over a --set one */
+	const char *why = NULL;
+	const char *mode = kg_facts_job_mode(f, &why);
+	const kg_fact *old = kg_facts_get(f, "job.mode");
+	if (!old || old->derived) {
+		kg_facts_set_str(f, "job.mode", mode, why);
+		f->v[f->ix[ix_find(f, "job.mode")] - 1].derived = true;
+	}
+}
+
+/* ---- the job's mode ---------------------------------------------------- */
+
+static const char *fact_str(const kg_facts *f, const char *name)
+{
+	const kg_fact *x = kg_facts_get(f, name);
+	return x && x->type == KG_FACT_STRING ? x->str : NULL;
+}
+
+static bool fact_true(const kg_facts *f, const char *name)
+{
+	const kg_fact *x = kg_facts_get(f, name);
+	return x && x->type != KG_FACT_STRING && x->num != 0;
+}
+
+static bool str_is(const char *s, const char *word)
+{
+	return s && word && strcmp(s, word) == 0;
+}
+
+static bool str_has(const char *s, const char *needle)
+{
+	return s && kg_memcasemem(s, strlen(s), needle, strlen(needle)) != NULL;
+}
+
+/* Whether a function name of fns (names joined by ' ') has one of tokens
+ * (lower-case words) as a word of its own: "training_step" has "training"
+ * and "step"; case is ignored. */
+static bool fn_token(const char *fns, const char *const *tokens)
+{
+	for (const char *p = fns; p && *p;) {
+		size_t n = strcspn(p, " _.<>");
+		for (size_t k = 0; n && tokens[k]; k++)
+			if (strlen(tokens[k]) == n && strncasecmp(p, tokens[k], n) == 0)
+				return true;
+		p += n + (p[n] != 0);
+	}
+	return false;
+}
+
+const char *kg_facts_job_mode(const kg_facts *f, const char **why)
+{
+	/* engines that only run models (their OOM wordings, oom.c; their
+	 * packages in the frames' paths) */
+	static const char *const engine_paths[] = {
+		"/vllm/", "\\vllm\\", "/llama_cpp/", "/ctranslate2/", "/faster_whisper/",
+		"/text_generation_server/", "/sglang/", "/tensorrt_llm/", "/exllamav2/", NULL};
+	/* words of function names, not vocabulary */
+	static const char *const train_fns[] = {"train", "training", "fit", "backward", NULL}; /* not vocabulary */
+	static const char *const load_fns[] = {"load", "from", "pretrained", NULL}; /* not vocabulary */
+	const char *fw = fact_str(f, "framework"), *files = fact_str(f, "frames.files");
+	const char *fns = fact_str(f, "frames.functions"), *msg = fact_str(f, "oom.message");
+	const char *phase = fact_str(f, "phase"), *src = fact_str(f, "phase.source");
+	bool frames = str_is(src, "frames");
+
+	if (str_is(fw, KG_FRAMEWORK_WORD(VLLM)) || str_is(fw, KG_FRAMEWORK_WORD(GGML)) ||
+	    str_is(fw, KG_FRAMEWORK_WORD(OLLAMA)) || str_is(fw, KG_FRAMEWORK_WORD(CTRANSLATE2)) ||
+	    str_is(fw, KG_FRAMEWORK_WORD(TVM)) || str_is(fw, KG_FRAMEWORK_WORD(OPENVINO)) ||
+	    str_is(fw, KG_FRAMEWORK_WORD(ONNXRUNTIME))) {
+		*why = "the inference engine that printed the message";
+		return KG_MODE_WORD(SERVE);
+	}
+	for (size_t k = 0; engine_paths[k]; k++)
+		if (str_has(files, engine_paths[k])) {
+			*why = "an inference engine's package in the frames";
+			return KG_MODE_WORD(SERVE);
+		}
+	/* killed while loading (a loading bar, "Loading checkpoint shards …
+	 * Killed"), or the phase says loading */
+	if (str_is(fact_str(f, "family"), KG_FAMILY_WORD(OOM_KILLER)) && str_has(msg, "load")) { /* not vocabulary */
+		*why = "killed while loading";
+		return KG_MODE_WORD(LOAD);
+	}
+	if (str_is(phase, KG_PHASE_WORD(MODEL_LOAD))) {
+		*why = frames ? "the frames: model loading" : "the log: model loading";
+		return KG_MODE_WORD(LOAD);
+	}
+	if (frames) {
+		if (str_is(phase, KG_PHASE_WORD(EVAL))) {
+			*why = "the frames: evaluation or inference";
+			return KG_MODE_WORD(EVAL);
+		}
+		if (str_is(phase, KG_PHASE_WORD(BACKWARD)) || str_is(phase, KG_PHASE_WORD(OPTIMIZER))) {
+			*why = "the frames: backward or the optimizer step";
+			return KG_MODE_WORD(TRAIN);
+		}
+		/* a checkpoint loaded before any step, or saved in training */
+		if (str_is(phase, KG_PHASE_WORD(CHECKPOINT)) && !fn_token(fns, train_fns) &&
+		    fn_token(fns, load_fns)) {
+			*why = "the frames: loading a checkpoint";
+			return KG_MODE_WORD(LOAD);
+		}
+	}
+	if (fn_token(fns, train_fns)) {
+		*why = "the frames: a training function";
+		return KG_MODE_WORD(TRAIN);
+	}
+	/* what the log says of the model's use (read/modelinfo.c): an engine
+	 * named (vLLM's LLM(...), Ollama, llama.cpp), training signs
+	 * (--do_train, Trainer, .backward()), inference signs (generate,
+	 * pipeline(, transcribe) */
+	if (fact_str(f, "model.engine")) {
+		*why = "the log names an inference engine";
+		return KG_MODE_WORD(SERVE);
+	}
+	if (str_is(fact_str(f, "model.mode"), KG_MODE_WORD(TRAIN))) {
+		*why = "the log's training signs (--do_train, Trainer, .backward())";
+		return KG_MODE_WORD(TRAIN);
+	}
+	if (str_is(fact_str(f, "model.mode"), "infer")) { /* not vocabulary: modelinfo's word */
+		*why = "the log's inference signs (generate, pipeline, transcribe)";
+		return KG_MODE_WORD(EVAL);
+	}
+	if (str_is(phase, KG_PHASE_WORD(EVAL)) || fact_str(f, "log.words.eval")) {
+		*why = "the log's evaluation words";
+		return KG_MODE_WORD(EVAL);
+	}
+	if (fact_true(f, "phase.log_train") || str_is(fact_str(f, "progress.kind"), "epoch") ||
+	    kg_facts_get(f, "epoch")) {
+		*why = "the log's training lines";
+		return KG_MODE_WORD(TRAIN);
+	}
+	*why = "nothing in the input tells";
+	return KG_MODE_WORD(UNKNOWN);
 }
 
 /* ---- --set ------------------------------------------------------------ */
@@ -1081,9 +1222,19 @@ int kg_facts_set_arg(kg_facts *f, const char *arg, kg_error *err)
 		}
 		kg_facts_set_num(f, name, KG_FACT_BOOL, b, "--set");
 		break;
-	case KG_FACT_STRING:
+	case KG_FACT_STRING: {
+		/* a fact that carries a vocabulary (job.mode, family, …) takes
+		 * only its words */
+		const kg_vocab *v = kg_vocab_named(name);
+		if (v && kg_vocab_index(v, val) < 0) {
+			char *all = kg_vocab_join(v, 0, ", ");
+			rc = kg_fail(err, "--set %s: '%s' is not one of %s", name, val, all);
+			free(all);
+			goto out;
+		}
 		kg_facts_set_str(f, name, val, "--set");
 		break;
+	}
 	}
 	kg_facts_derive(f);
 out:

@@ -57,6 +57,18 @@ bool kg_finding_supports(const kg_finding *f, const char *cause)
 	return cause && f->supports && !f->refutes && !strcmp(f->supports, cause);
 }
 
+enum kg_severity kg_finding_shown_severity(const kg_incident *inc, const kg_finding *f)
+{
+	if (!f->supports || f->refutes || f->severity <= KG_SEV_INFO)
+		return f->severity;
+	if (inc->cause && strcmp(f->supports, inc->cause) != 0)
+		return KG_SEV_INFO;
+	for (size_t i = 0; i < inc->ndifferential; i++)
+		if (inc->differential[i].ruled_out && !strcmp(inc->differential[i].cause, f->supports))
+			return KG_SEV_INFO;
+	return f->severity;
+}
+
 bool kg_finding_no_cause(const kg_finding *f)
 {
 	return f->category && kg_vocab_index(&kg_categories, f->category) == KG_CATEGORY_NONE;

@@ -3,6 +3,7 @@
 
 #include "model/util.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static const char *const family_words[] = {
@@ -46,6 +47,16 @@ static const char *const strength_words[] = {
 #include "model/vocab/strength.def"
 #undef KG_STRENGTH
 };
+static const char *const mode_words[] = {
+#define KG_MODE(id, word) word,
+#include "model/vocab/mode.def"
+#undef KG_MODE
+};
+static const char *const remedy_words[] = {
+#define KG_REMEDY(id, word, train_only) word,
+#include "model/vocab/remedy.def"
+#undef KG_REMEDY
+};
 static const char *const confidence_words[] = {
 #define KG_CONFIDENCE(id, word) word,
 #include "model/vocab/confidence.def"
@@ -60,11 +71,28 @@ const kg_vocab kg_categories = {"category", category_words, KG_NCATEGORIES};
 const kg_vocab kg_phases = {"phase", phase_words, KG_NPHASES};
 const kg_vocab kg_strengths = {"strength", strength_words, KG_NSTRENGTHS};
 const kg_vocab kg_confidences = {"confidence", confidence_words, KG_NCONFIDENCES};
+const kg_vocab kg_modes = {"job.mode", mode_words, KG_NMODES};
+const kg_vocab kg_remedy_kinds = {"kind", remedy_words, KG_NREMEDY_KINDS};
+
+unsigned kg_remedy_kinds_training_only(void)
+{
+	static const bool train_only[] = {
+#define KG_REMEDY(id, word, t) t,
+#include "model/vocab/remedy.def"
+#undef KG_REMEDY
+	};
+	unsigned m = 0;
+	for (unsigned i = 0; i < KG_NREMEDY_KINDS; i++)
+		if (train_only[i])
+			m |= 1u << i;
+	return m;
+}
 
 const kg_vocab *kg_vocab_named(const char *name)
 {
 	static const kg_vocab *const all[] = {
 		&kg_families, &kg_frameworks, &kg_device_types, &kg_severities, &kg_categories, &kg_phases,
+		&kg_modes,
 	};
 	for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
 		if (!strcmp(all[i]->name, name))

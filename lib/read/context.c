@@ -148,10 +148,10 @@ const char *kg_ctx_phase_marker(const char *line, size_t n)
 		return KG_PHASE_WORD(EVAL);
 	if ((kg_memcasemem(line, n, "train", 5) || kg_memcasemem(line, n, "epoch", 5)) &&
 	    kg_regex_match(re_train, line, n, 0, &m))
-		return "train";
+		return KG_MODE_WORD(TRAIN);
 	/* a plain progress line ("step 120 | loss 0.31") is training too */
 	if (kg_memcasemem(line, n, "loss", 4) && kg_memcasemem(line, n, "step", 4))
-		return "train";
+		return KG_MODE_WORD(TRAIN);
 	return NULL;
 }
 

@@ -920,9 +920,10 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 		inc.during_handling_line = sc->tb_handling;
 	}
 	inc.phase = kg_tb_phase(inc.frames, inc.nframes);
+	inc.log_train = sc->log_phase == KG_MODE_WORD(TRAIN);
 	if (inc.phase) {
 		inc.phase_source = "frames";
-	} else if (sc->log_phase && strcmp(sc->log_phase, "train") != 0) {
+	} else if (sc->log_phase && sc->log_phase != KG_MODE_WORD(TRAIN)) {
 		inc.phase = sc->log_phase;
 		inc.phase_source = "log";
 	}

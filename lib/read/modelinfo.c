@@ -684,11 +684,12 @@ static int mode_and_setup(const char *s, size_t n, long line, kg_model_signs *m)
 {
 	int got = 0;
 	kg_match mt;
-	static const char *const train_w[] = {"train", "optimizer.step", "finetun", "fine_tune", "sft",
-					      ".backward("}; /* not vocabulary: log text */
+	/* not vocabulary: log text */
+	static const char *const train_w[] = {"train", /* not vocabulary */
+					      "optimizer.step", "finetun", "fine_tune", "sft", ".backward("};
 	if (has_any(train_w, sizeof train_w / sizeof *train_w) && kg_regex_match(re_train, s, n, 0, &mt)) {
-		if (!m->mode || strcmp(m->mode, "train")) {
-			m->mode = "train";
+		if (!m->mode || strcmp(m->mode, KG_MODE_WORD(TRAIN))) {
+			m->mode = KG_MODE_WORD(TRAIN);
 			m->mode_line = line;
 		}
 		got = 1;

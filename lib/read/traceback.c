@@ -265,7 +265,7 @@ static int frame_phase(const kg_frame *f)
 		"valid", "val", "test", "predict", "prediction", "predictions",
 		"inference", "infer", "generate", "generation", "score", "scoring",
 		"rank", "ranking", NULL};
-	static const char *const train_tokens[] = {"train", "training", "fit", NULL};
+	static const char *const train_tokens[] = {"train", "training", "fit", NULL}; /* not vocabulary */
 	static const char *const ckpt_fns[] = {
 		"save", "save_checkpoint", "_save_checkpoint", "save_model", "save_pretrained",
 		"_save", "state_dict", "full_state_dict", "consolidate_state_dict",

@@ -1,9 +1,11 @@
 /* report.c — the incident's headline and verdict, as every output format
  * prints them (see include/report/report.h). */
 #include "report/report.h"
+#include "diagnose/differential.h"
 #include "model/util.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,5 +141,82 @@ char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 	}
 	if (sep[0] == ',')
 		kg_buf_putc(&b, ')');
+	return kg_buf_steal(&b);
+}
+
+bool kg_title_new(kg_titles *t, const char *title)
+{
+	if (!title)
+		return false;
+	for (size_t k = 0; k < t->n; k++)
+		if (!strcmp(t->v[k], title))
+			return false;
+	if (t->n < sizeof t->v / sizeof *t->v)
+		t->v[t->n++] = title;
+	return true;
+}
+
+/* p as printed with two decimals (kg_prob_format), as a number: what a
+ * reader adds up. */
+static double printed_p(double p)
+{
+	if (p <= 0 || p < 0.005)
+		return 0;
+	if (p >= 0.995)
+		return p >= 1 ? 1 : 0.99;
+	return round(p * 100) / 100;
+}
+
+char *kg_differential_text(const kg_incident *inc, size_t *top)
+{
+	size_t nd = inc->ndifferential;
+	if (!nd)
+		return NULL;
+	/* the live hypotheses by probability (open ones, appended to the
+	 * differential last, among them), then the ruled-out ones */
+	size_t *ord = kg_malloc(nd * sizeof *ord), no = 0;
+	for (size_t i = 0; i < nd; i++) {
+		if (inc->differential[i].ruled_out)
+			continue;
+		size_t k = no++;
+		while (k && inc->differential[ord[k - 1]].p < inc->differential[i].p) {
+			ord[k] = ord[k - 1];
+			k--;
+		}
+		ord[k] = i;
+	}
+	size_t live = no;
+	for (size_t i = 0; i < nd; i++)
+		if (inc->differential[i].ruled_out)
+			ord[no++] = i;
+	kg_buf b = {0};
+	double shown = 0;
+	char pb[16];
+	for (size_t j = 0; j < nd; j++) {
+		const kg_hypothesis *h = &inc->differential[ord[j]];
+		if (j == live) {
+			/* the causes no evidence named share the rest: the
+			 * numbers read as one distribution */
+			double rest = 1 - shown;
+			if (rest >= 0.005)
+				kg_buf_printf(&b, "%sother %s", j ? " · " : "", kg_prob_format(rest, pb, sizeof pb));
+		}
+		kg_buf_printf(&b, "%s%s", b.len ? " · " : "", h->cause);
+		if (h->ruled_out) {
+			kg_buf_puts(&b, " ruled out");
+			continue;
+		}
+		shown += printed_p(h->p);
+		kg_buf_printf(&b, " %s", kg_prob_format(h->p, pb, sizeof pb));
+		if (h->open)
+			kg_buf_puts(&b, " open");
+		else if (h->confidence)
+			kg_buf_printf(&b, " (%s)", h->confidence);
+	}
+	if (live == nd && 1 - shown >= 0.005)
+		kg_buf_printf(&b, " · other %s", kg_prob_format(1 - shown, pb, sizeof pb));
+	if (top)
+		*top = ord[0];
+	free(ord);
 	return kg_buf_steal(&b);
 }

@@ -1,58 +1,30 @@
-/* report_ci.c — the view of a report the CI reporters share (see
- * include/report/report_ci.h): items, severity names, incident summaries. */
+/* report_ci.c — what the CI reporters share (see include/report/report_ci.h):
+ * one verdict per incident, its text, the rule it stands under. */
 #include "report/report_ci.h"
 #include "model/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-size_t kg_ci_items(const kg_report *r, kg_ci_item **out)
+const char *kg_ci_incident_rule(const kg_incident *inc, const kg_finding **finding)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < r->nincidents; i++)
-		n += r->incidents[i].nfindings ? r->incidents[i].nfindings : 1;
-	*out = NULL;
-	if (n == 0)
-		return 0;
-	kg_ci_item *v = kg_calloc(n, sizeof *v);
-	size_t k = 0;
-	for (size_t i = 0; i < r->nincidents; i++) {
-		const kg_incident *inc = &r->incidents[i];
-		if (inc->nfindings == 0) {
-			bool warn = inc->kind && strcmp(inc->kind, "oom-warning") == 0;
-			bool unrecognized = inc->kind && strcmp(inc->kind, "oom-unrecognized") == 0;
-			v[k++] = (kg_ci_item){
-				.inc = inc,
-				.severity = kg_incident_severity(inc),
-				.rule = warn ? "oom-warning" : unrecognized ? "oom-unrecognized" : "oom",
-				.title = warn ? "Allocator warning (retried)"
-					 : unrecognized ? "Out-of-memory message this tool does not know" : "Out of memory",
-				.message = kg_incident_headline(inc, KG_HEADLINE_MEMORY),
-			};
-			continue;
-		}
-		for (size_t f = 0; f < inc->nfindings; f++) {
-			const kg_finding *fd = &inc->findings[f];
-			v[k++] = (kg_ci_item){
-				.inc = inc,
-				.finding = fd,
-				.severity = fd->severity,
-				.rule = fd->rule ? fd->rule : "unknown",
-				.title = fd->title ? fd->title : (fd->rule ? fd->rule : "finding"),
-				.message = kg_strdup(fd->message && *fd->message ? fd->message
-						     : fd->title ? fd->title : ""),
-			};
-		}
-	}
-	*out = v;
-	return n;
+	const kg_finding *f = kg_incident_cause_finding(inc);
+	if (!f)
+		f = kg_incident_action_finding(inc);
+	if (finding)
+		*finding = f && f->rule ? f : NULL;
+	if (f && f->rule)
+		return f->rule;
+	return inc->kind ? inc->kind : "oom";
 }
 
-void kg_ci_items_free(kg_ci_item *items, size_t n)
+const char *kg_ci_kind_title(const kg_incident *inc)
 {
-	for (size_t i = 0; i < n; i++)
-		free(items[i].message);
-	free(items);
+	if (inc->kind && !strcmp(inc->kind, "oom-warning"))
+		return "Allocator warning (retried)";
+	if (inc->kind && !strcmp(inc->kind, "oom-unrecognized"))
+		return "Out-of-memory message this tool does not know";
+	return "Out of memory";
 }
 
 char *kg_ci_remedy_line(const kg_remedy *rm)
@@ -78,19 +50,60 @@ char *kg_ci_remedy_line(const kg_remedy *rm)
 	return kg_buf_steal(&b);
 }
 
-char *kg_ci_item_text(const kg_ci_item *it)
+/* Appends "\nhelp: REMEDY" for each remedy of f not listed yet in t. */
+static void help_lines(kg_buf *b, const kg_finding *f, kg_titles *t)
+{
+	for (size_t i = 0; f && i < f->nremedies; i++) {
+		const kg_remedy *rm = &f->remedies[i];
+		if (!kg_title_new(t, rm->title))
+			continue;
+		char *line = kg_ci_remedy_line(rm);
+		kg_buf_printf(b, "\nhelp: %s", line);
+		free(line);
+	}
+}
+
+char *kg_ci_incident_text(const kg_incident *inc)
 {
 	kg_buf b = {0};
-	kg_buf_puts(&b, it->message);
-	const kg_finding *f = it->finding;
-	if (f) {
-		for (size_t i = 0; i < f->nevidence; i++)
-			kg_buf_printf(&b, "\n= %s", f->evidence[i]);
-		for (size_t i = 0; i < f->nremedies; i++) {
-			char *line = kg_ci_remedy_line(&f->remedies[i]);
-			kg_buf_printf(&b, "\nhelp: %s", line);
-			free(line);
-		}
+	const kg_finding *cf = kg_incident_cause_finding(inc);
+	const kg_finding *af = kg_incident_action_finding(inc);
+	if (cf && cf->message && *cf->message) {
+		kg_buf_puts(&b, cf->message);
+	} else {
+		char *h = kg_incident_headline(inc, KG_HEADLINE_MEMORY);
+		kg_buf_puts(&b, h);
+		free(h);
+		if (af && af->message && *af->message)
+			kg_buf_printf(&b, "\n%s", af->message);
+	}
+	/* the one action, in the text report's words (its line 2) */
+	kg_titles t = {0};
+	if (af && af->nremedies) {
+		char *act = kg_remedy_instruction(&af->remedies[0]);
+		kg_buf_printf(&b, "\nhelp: %s", act);
+		free(act);
+		kg_title_new(&t, af->remedies[0].title);
+	}
+	for (size_t i = 0; cf && i < cf->nevidence; i++)
+		kg_buf_printf(&b, "\n= %s", cf->evidence[i]);
+	char *d = kg_differential_text(inc, NULL);
+	if (d)
+		kg_buf_printf(&b, "\n= differential: %s", d);
+	free(d);
+	/* then the other remedies for the cause, each once */
+	help_lines(&b, af, &t);
+	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f != af && kg_finding_supports(f, inc->cause))
+			help_lines(&b, f, &t);
+	}
+	/* the other findings by title: the text report's --verbose has them */
+	for (size_t k = 0; k < inc->nfindings; k++) {
+		const kg_finding *f = &inc->findings[k];
+		if (f == af || f == cf || kg_finding_supports(f, inc->cause))
+			continue;
+		kg_buf_printf(&b, "\nalso: %s [%s]", f->title ? f->title : "", f->rule ? f->rule : "");
 	}
 	return kg_buf_steal(&b);
 }

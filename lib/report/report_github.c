@@ -41,60 +41,6 @@ static const char *command(enum kg_severity s)
 	return s >= KG_SEV_WARNING ? kg_severity_name(s) : "notice";
 }
 
-/* Appends "\nhelp: REMEDY" for each remedy of f whose title is not in
- * titles[0..*n) yet, and records it there. */
-static void help_lines(kg_buf *b, const kg_finding *f, const char **titles, size_t *n, size_t cap)
-{
-	for (size_t i = 0; f && i < f->nremedies; i++) {
-		const kg_remedy *rm = &f->remedies[i];
-		bool dup = false;
-		for (size_t k = 0; k < *n && rm->title; k++)
-			dup = dup || !strcmp(titles[k], rm->title);
-		if (dup)
-			continue;
-		if (rm->title && *n < cap)
-			titles[(*n)++] = rm->title;
-		char *line = kg_ci_remedy_line(rm);
-		kg_buf_printf(b, "\nhelp: %s", line);
-		free(line);
-	}
-}
-
-char *kg_gh_incident_text(const kg_incident *inc)
-{
-	kg_buf b = {0};
-	const kg_finding *cf = kg_incident_cause_finding(inc);
-	const kg_finding *af = kg_incident_action_finding(inc);
-	if (cf && cf->message && *cf->message) {
-		kg_buf_puts(&b, cf->message);
-	} else {
-		char *h = kg_incident_headline(inc, KG_HEADLINE_MEMORY);
-		kg_buf_puts(&b, h);
-		free(h);
-		if (af && af->message && *af->message)
-			kg_buf_printf(&b, "\n%s", af->message);
-	}
-	for (size_t i = 0; cf && i < cf->nevidence; i++)
-		kg_buf_printf(&b, "\n= %s", cf->evidence[i]);
-	/* the action first, then the other remedies for the cause, each once */
-	const char *titles[64];
-	size_t nt = 0;
-	help_lines(&b, af, titles, &nt, 64);
-	for (size_t k = 0; inc->cause && k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f != af && kg_finding_supports(f, inc->cause))
-			help_lines(&b, f, titles, &nt, 64);
-	}
-	/* the other findings by title: the text report's --verbose has them */
-	for (size_t k = 0; k < inc->nfindings; k++) {
-		const kg_finding *f = &inc->findings[k];
-		if (f == af || f == cf || kg_finding_supports(f, inc->cause))
-			continue;
-		kg_buf_printf(&b, "\nalso: %s [%s]", f->title ? f->title : "", f->rule ? f->rule : "");
-	}
-	return kg_buf_steal(&b);
-}
-
 void kg_report_github(const kg_report *r, FILE *out)
 {
 	for (size_t i = 0; i < r->nincidents; i++) {
@@ -112,7 +58,7 @@ void kg_report_github(const kg_report *r, FILE *out)
 		char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
 		char *title = kg_asprintf("%s [%s]", head, kg_incident_verdict(inc, verdict, sizeof verdict));
 		char *t = kg_gh_escape_property(title);
-		char *text = kg_gh_incident_text(inc);
+		char *text = kg_ci_incident_text(inc);
 		char *d = kg_gh_escape_data(text);
 		fprintf(out, "title=%s::%s\n", t, d);
 		free(head);

@@ -105,12 +105,12 @@ static cJSON *differential_json(const kg_incident *inc)
 	return a;
 }
 
-static cJSON *finding_json(const kg_finding *f)
+static cJSON *finding_json(const kg_incident *inc, const kg_finding *f)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "rule", str_or_null(f->rule));
 	cJSON_AddItemToObject(o, "category", str_or_null(f->category));
-	cJSON_AddStringToObject(o, "severity", kg_severity_name(f->severity));
+	cJSON_AddStringToObject(o, "severity", kg_severity_name(kg_finding_shown_severity(inc, f)));
 	if (f->supports) {
 		cJSON_AddStringToObject(o, f->refutes ? "refutes" : "supports", f->supports);
 		cJSON_AddStringToObject(o, "strength", kg_strength_name(f->strength));
@@ -177,6 +177,7 @@ static cJSON *incident_json(const kg_incident *inc)
 	cJSON_AddItemToObject(o, "epoch", int_or_null(inc->epoch));
 	cJSON_AddItemToObject(o, "phase", str_or_null(inc->phase));
 	cJSON_AddItemToObject(o, "phase_source", str_or_null(inc->phase_source));
+	cJSON_AddItemToObject(o, "mode", str_or_null(inc->mode));
 	cJSON_AddStringToObject(o, "severity", kg_severity_name(kg_incident_severity(inc)));
 	cJSON_AddItemToObject(o, "cause", str_or_null(inc->cause));
 	cJSON_AddItemToObject(o, "confidence", str_or_null(inc->confidence));
@@ -224,7 +225,7 @@ static cJSON *incident_json(const kg_incident *inc)
 	cJSON_AddItemToObject(o, "differential", differential_json(inc));
 	cJSON *fs = cJSON_AddArrayToObject(o, "findings");
 	for (size_t i = 0; i < inc->nfindings; i++)
-		cJSON_AddItemToArray(fs, finding_json(&inc->findings[i]));
+		cJSON_AddItemToArray(fs, finding_json(inc, &inc->findings[i]));
 	/* the one action (the text report's help: line): which remedy of
 	 * findings[] it is, and its instruction */
 	const kg_finding *af = kg_incident_action_finding(inc);

@@ -136,9 +136,10 @@ static void table(FILE *out, const kg_report *r)
 		cell_int(out, inc->step);
 		fprintf(out, " %s | ", inc->phase ? inc->phase : "–");
 		if (inc->cause)
-			fprintf(out, "**%s**", inc->cause);
+			fprintf(out, "**%s** (%s)", inc->cause,
+				inc->confidence ? inc->confidence : kg_vocab_word(&kg_confidences, KG_CONFIDENCE_LOW));
 		else
-			fputs("not diagnosed", out);
+			fputs("undetermined", out);
 		fprintf(out, " | %s |", kg_severity_name(kg_incident_severity(inc)));
 		cell_size(out, inc->mem.requested);
 		if (kg_size_known(inc->mem.free) && kg_size_known(inc->mem.total_capacity))
@@ -185,39 +186,83 @@ static void remedy(FILE *out, const kg_remedy *rm)
 	fputc('\n', out);
 }
 
-static void item(FILE *out, const kg_ci_item *it)
+/* "- **SEVERITY** TITLE `RULE`", its message and evidence: one finding,
+ * at the severity it is shown at (kg_finding_shown_severity). */
+static void finding(FILE *out, const kg_incident *inc, const kg_finding *f)
 {
-	fprintf(out, "- **%s** ", kg_severity_name(it->severity));
-	md_text(out, it->title, false);
+	fprintf(out, "    - **%s** ", kg_severity_name(kg_finding_shown_severity(inc, f)));
+	md_text(out, f->title ? f->title : "", false);
 	fputs(" ", out);
-	md_code(out, it->rule);
-	fputs("  \n  ", out);
-	md_text(out, it->message, false);
+	md_code(out, f->rule ? f->rule : "?");
+	if (f->message && *f->message) {
+		fputs(": ", out);
+		md_text(out, f->message, false);
+	}
 	fputc('\n', out);
-	const kg_finding *f = it->finding;
-	if (!f)
-		return;
 	for (size_t i = 0; i < f->nevidence; i++) {
-		fputs("  - = ", out);
+		fputs("      - = ", out);
 		md_text(out, f->evidence[i], false);
 		fputc('\n', out);
 	}
-	if (f->nremedies)
-		fputs("  - **What to change**\n", out);
-	for (size_t i = 0; i < f->nremedies; i++)
-		remedy(out, &f->remedies[i]);
 }
 
-static void incident(FILE *out, const kg_incident *inc, const kg_ci_item *items, size_t n)
+/* The remedies of f not listed yet in t, as list items. */
+static void more_remedies(FILE *out, const kg_finding *f, kg_titles *t, bool *head)
 {
+	for (size_t i = 0; f && i < f->nremedies; i++) {
+		const kg_remedy *rm = &f->remedies[i];
+		if (!kg_title_new(t, rm->title))
+			continue;
+		if (!*head)
+			fputs("- **Remedies** (the action first)\n", out);
+		*head = true;
+		remedy(out, rm);
+	}
+}
+
+/* One incident, one section: the verdict in its heading, the message, the
+ * one action, the cause's evidence, the differential, the remedies for
+ * the cause in full (the action's first, with its settings as code and
+ * its caveat), then every finding at the severity it is shown at. */
+static void incident(FILE *out, const kg_incident *inc)
+{
+	char verdict[96];
 	fprintf(out, "### Incident %d — ", inc->id);
 	location(out, inc, false);
-	fprintf(out, " — %s\n\n", inc->cause ? inc->cause : "not diagnosed");
+	fprintf(out, " — %s: %s\n\n", kg_severity_name(kg_incident_severity(inc)),
+		kg_incident_verdict(inc, verdict, sizeof verdict));
 	if (inc->message && *inc->message)
 		md_fence(out, "text", inc->message);
-	for (size_t i = 0; i < n; i++)
-		if (items[i].inc == inc)
-			item(out, &items[i]);
+	const kg_finding *cf = kg_incident_cause_finding(inc), *af = kg_incident_action_finding(inc);
+	kg_titles t = {0};
+	if (af && af->nremedies) {
+		char *act = kg_remedy_instruction(&af->remedies[0]);
+		fputs("**What to do:** ", out);
+		md_text(out, act, false);
+		fputs("\n\n", out);
+		free(act);
+	}
+	for (size_t i = 0; cf && i < cf->nevidence; i++) {
+		fputs("- = ", out);
+		md_text(out, cf->evidence[i], false);
+		fputc('\n', out);
+	}
+	char *d = kg_differential_text(inc, NULL);
+	if (d) {
+		fputs("- differential: ", out);
+		md_text(out, d, false);
+		fputc('\n', out);
+		free(d);
+	}
+	bool head = false;
+	more_remedies(out, af, &t, &head);
+	for (size_t k = 0; inc->cause && k < inc->nfindings; k++)
+		if (&inc->findings[k] != af && kg_finding_supports(&inc->findings[k], inc->cause))
+			more_remedies(out, &inc->findings[k], &t, &head);
+	if (inc->nfindings)
+		fputs("- **Findings**\n", out);
+	for (size_t k = 0; k < inc->nfindings; k++)
+		finding(out, inc, &inc->findings[k]);
 	for (size_t i = 0; i < inc->nfollowups; i++) {
 		fprintf(out, "- followed by %s at line %ld (a consequence, not a cause): ",
 			inc->followups[i].kind, inc->followups[i].line);
@@ -258,11 +303,8 @@ void kg_report_markdown(const kg_report *r, FILE *out)
 		fprintf(out, "The earliest failure with a known rank is on rank %lld.\n\n",
 			(long long)r->first_failed_rank);
 
-	kg_ci_item *items;
-	size_t n = kg_ci_items(r, &items);
 	for (size_t i = 0; i < r->nincidents; i++)
-		incident(out, &r->incidents[i], items, n);
-	kg_ci_items_free(items, n);
+		incident(out, &r->incidents[i]);
 
 	if (r->npatches) {
 		fputs("### Suggested config changes\n\n", out);

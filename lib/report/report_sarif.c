@@ -2,6 +2,7 @@
  * Format 2.1.0 (OASIS Standard, sarif-schema-2.1.0.json), the format GitHub
  * code scanning and most CI dashboards import. All JSON through cJSON. */
 #include "report/report_ci.h"
+#include "diagnose/differential.h"
 #include "kg_build.h"
 #include "model/util.h"
 
@@ -135,47 +136,78 @@ cJSON *kg_report_to_sarif(const kg_report *r, const kg_ci_rule *rules, size_t nr
 	else
 		cJSON_Delete(artifacts);
 
+	/* one result per incident: its verdict at its severity, the other
+	 * findings in the message and in properties.findings */
 	cJSON *results = cJSON_AddArrayToObject(run, "results");
-	kg_ci_item *items;
-	size_t n = kg_ci_items(r, &items);
-	for (size_t i = 0; i < n; i++) {
-		const kg_ci_item *it = &items[i];
-		int idx = rule_index(jrules, it->rule);
+	for (size_t i = 0; i < r->nincidents; i++) {
+		const kg_incident *inc = &r->incidents[i];
+		const kg_finding *rf = NULL;
+		const char *rule = kg_ci_incident_rule(inc, &rf);
+		enum kg_severity sev = kg_incident_severity(inc);
+		int idx = rule_index(jrules, rule);
 		if (idx < 0) {
-			cJSON_AddItemToArray(jrules, descriptor(it->rule, it->title,
-				it->finding ? it->finding->category : NULL, it->severity));
+			cJSON_AddItemToArray(jrules, descriptor(rule, rf ? rf->title : kg_ci_kind_title(inc),
+								rf ? rf->category : NULL, sev));
 			idx = cJSON_GetArraySize(jrules) - 1;
 		}
 		cJSON *res = cJSON_CreateObject();
-		cJSON_AddStringToObject(res, "ruleId", it->rule);
+		cJSON_AddStringToObject(res, "ruleId", rule);
 		cJSON_AddNumberToObject(res, "ruleIndex", idx);
-		cJSON_AddStringToObject(res, "level", level(it->severity));
-		char *text = kg_ci_item_text(it);
+		cJSON_AddStringToObject(res, "level", level(sev));
+		/* the text report's line 1 without its place, then the text the
+		 * GitHub annotation carries */
+		char verdict[96];
+		char *head = kg_incident_headline(inc, KG_HEADLINE_TIME);
+		char *body = kg_ci_incident_text(inc);
+		char *text = kg_asprintf("%s [%s]\n%s", head, kg_incident_verdict(inc, verdict, sizeof verdict), body);
 		cJSON_AddItemToObject(res, "message", text_obj(text));
+		free(head);
+		free(body);
 		free(text);
 		cJSON *loc = cJSON_CreateObject();
 		cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-		char *uri = artifact_uri(it->inc->path);
+		char *uri = artifact_uri(inc->path);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", uri);
 		free(uri);
-		if (it->inc->line > 0)
+		if (inc->line > 0)
 			cJSON_AddNumberToObject(cJSON_AddObjectToObject(phys, "region"),
-						"startLine", (double)it->inc->line);
+						"startLine", (double)inc->line);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
 		cJSON *props = cJSON_AddObjectToObject(res, "properties");
-		cJSON_AddNumberToObject(props, "incident", it->inc->id);
-		if (it->inc->cause)
-			cJSON_AddStringToObject(props, "cause", it->inc->cause);
-		if (it->inc->phase)
-			cJSON_AddStringToObject(props, "phase", it->inc->phase);
-		add_int_or_null(props, "rank", it->inc->rank);
-		add_int_or_null(props, "step", it->inc->step);
-		if (kg_size_known(it->inc->mem.requested))
-			cJSON_AddNumberToObject(props, "requested_bytes",
-						(double)it->inc->mem.requested.bytes);
+		cJSON_AddNumberToObject(props, "incident", inc->id);
+		if (inc->cause)
+			cJSON_AddStringToObject(props, "cause", inc->cause);
+		if (inc->confidence)
+			cJSON_AddStringToObject(props, "confidence", inc->confidence);
+		if (inc->mode)
+			cJSON_AddStringToObject(props, "mode", inc->mode);
+		const kg_finding *af = kg_incident_action_finding(inc);
+		if (af && af->nremedies) {
+			char *act = kg_remedy_instruction(&af->remedies[0]);
+			cJSON_AddStringToObject(props, "action", act);
+			free(act);
+		}
+		if (inc->phase)
+			cJSON_AddStringToObject(props, "phase", inc->phase);
+		add_int_or_null(props, "rank", inc->rank);
+		add_int_or_null(props, "step", inc->step);
+		if (kg_size_known(inc->mem.requested))
+			cJSON_AddNumberToObject(props, "requested_bytes", (double)inc->mem.requested.bytes);
+		cJSON *fs = cJSON_AddArrayToObject(props, "findings");
+		for (size_t k = 0; k < inc->nfindings; k++) {
+			const kg_finding *f = &inc->findings[k];
+			cJSON *fo = cJSON_CreateObject();
+			cJSON_AddStringToObject(fo, "rule", f->rule ? f->rule : "");
+			cJSON_AddStringToObject(fo, "severity", kg_severity_name(kg_finding_shown_severity(inc, f)));
+			if (f->supports) {
+				cJSON_AddStringToObject(fo, f->refutes ? "refutes" : "supports", f->supports);
+				cJSON_AddStringToObject(fo, "strength", kg_strength_name(f->strength));
+			}
+			cJSON_AddStringToObject(fo, "title", f->title ? f->title : "");
+			cJSON_AddItemToArray(fs, fo);
+		}
 		cJSON_AddItemToArray(results, res);
 	}
-	kg_ci_items_free(items, n);
 
 	/* Input notes as tool notifications (SARIF §3.58), not results. */
 	if (r->nnotes || from_stdin) {

@@ -243,14 +243,16 @@ static const char *const bar_glyph_ascii[6] = {"#", "%", "*", "o", "?", "."};
 #define BAR_CELLS 32
 #define BAR_OVERFLOW 8
 
-/* "= [█████████████████████▓▓▓▓▒░╳╳╳╳]╳╳ 140.40 GiB; ╳ 19.99 GiB requested
- * > 17.52 GiB free": the capacity in BAR_CELLS cells split by part (each
+/* "= [█████████████████████▓▓▓▓▒░╳╳╳╳]╳╳ ╳ 19.99 GiB requested > 17.52 GiB
+ * free": the capacity in BAR_CELLS cells split by part (each
  * known part at least one cell, the largest absorbs rounding), and the
  * request drawn from where free memory starts at the same scale, past
  * the bracket (the capacity) by as much as it did not fit (at most
- * BAR_OVERFLOW cells, then "…"). Nothing when the capacity is unknown or
- * the parts contradict each other. */
-static void budget_bar(const out *o, const kg_budget *b)
+ * BAR_OVERFLOW cells, then "…"); the capacity in words after the bar
+ * unless sum_follows (the budget's sum on the next line starts with it)
+ * and a request is drawn. Nothing when the capacity is unknown or the
+ * parts contradict each other. */
+static void budget_bar(const out *o, const kg_budget *b, bool sum_follows)
 {
 	kg_budget_part p[6];
 	size_t np = kg_budget_parts(b, p);
@@ -299,9 +301,14 @@ static void budget_bar(const out *o, const kg_budget *b)
 		if (i == BAR_CELLS - 1)
 			kg_buf_puts(&l, "]");
 	}
-	kg_buf_printf(&l, "%s %s", more ? "…" : "", kg_size_format(b->capacity, t, sizeof t));
+	if (more)
+		kg_buf_puts(&l, "…");
+	/* the capacity, unless the budget's sum on the next line starts
+	 * with it */
+	if (!sum_follows || !request)
+		kg_buf_printf(&l, " %s%s", kg_size_format(b->capacity, t, sizeof t), request ? ";" : "");
 	if (request) {
-		kg_buf_printf(&l, "; %s %s requested", request_glyph, kg_size_format(b->requested, t, sizeof t));
+		kg_buf_printf(&l, " %s %s requested", request_glyph, kg_size_format(b->requested, t, sizeof t));
 		if (b->free != KG_NONE) {
 			/* the sign true of the sizes as printed */
 			kg_size_format(b->free, u, sizeof u);
@@ -321,82 +328,32 @@ static void budget_bar(const out *o, const kg_budget *b)
 	kg_buf_free(&l);
 }
 
-/* "= differential: eval-blowup 0.97 (high) · capacity 0.02 ·
- * fragmentation ruled out" (each hypothesis's posterior probability, the
- * most probable first, ruled-out ones last), and, when undetermined, what
- * would tell the most probable one. */
+/* "= differential: eval-blowup 0.80 (medium) · capacity 0.11 · other
+ * 0.09 · fragmentation ruled out" (kg_differential_text), and, when
+ * undetermined, what would tell the most probable one. */
 static void differential_line(const out *o, const kg_incident *inc)
 {
-	if (!inc->ndifferential)
+	size_t top = 0;
+	char *d = kg_differential_text(inc, &top);
+	if (!d)
 		return;
-	kg_buf b = {0};
-	/* the live hypotheses by probability (open ones, appended to the
-	 * differential last, among them), then the ruled-out ones */
-	size_t nd = inc->ndifferential, *ord = kg_malloc(nd * sizeof *ord), no = 0;
-	for (size_t i = 0; i < nd; i++) {
-		if (inc->differential[i].ruled_out)
-			continue;
-		size_t k = no++;
-		while (k && inc->differential[ord[k - 1]].p < inc->differential[i].p) {
-			ord[k] = ord[k - 1];
-			k--;
-		}
-		ord[k] = i;
-	}
-	for (size_t i = 0; i < nd; i++)
-		if (inc->differential[i].ruled_out)
-			ord[no++] = i;
-	for (size_t j = 0; j < nd; j++) {
-		size_t i = ord[j];
-		const kg_hypothesis *h = &inc->differential[i];
-		kg_buf_printf(&b, "%s%s", j ? " · " : "", h->cause);
-		if (h->ruled_out)
-			kg_buf_puts(&b, " ruled out");
-		else {
-			char pb[16];
-			kg_buf_printf(&b, " %s", kg_prob_format(h->p, pb, sizeof pb));
-			if (h->open)
-				kg_buf_puts(&b, " open");
-			else if (h->confidence)
-				kg_buf_printf(&b, " (%s)", h->confidence);
-		}
-	}
-	size_t top = ord[0];
-	free(ord);
-	evidence(o, "differential: ", b.data);
-	kg_buf_reset(&b);
+	evidence(o, "differential: ", d);
+	free(d);
 	if (!inc->cause) {
 		/* the most probable hypothesis, as the line above shows first */
 		const kg_hypothesis *h = &inc->differential[top];
 		if (!h->ruled_out && h->to_confirm) {
+			kg_buf b = {0};
 			kg_buf_printf(&b, "%s would need %s", h->cause, h->to_confirm);
 			evidence(o, "to tell: ", b.data);
+			kg_buf_free(&b);
 		}
 	}
-	kg_buf_free(&b);
-}
-
-/* Remedy titles already printed for this incident (a remedy appears once). */
-typedef struct seen {
-	const char *title[64];
-	size_t n;
-} seen;
-
-static bool seen_add(seen *s, const char *title)
-{
-	if (!title)
-		return false;
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->title[i], title))
-			return false;
-	if (s->n < sizeof s->title / sizeof *s->title)
-		s->title[s->n++] = title;
-	return true;
 }
 
 /* --verbose: where, phase, allocator config, follow-ups, and every finding
  * with its message, evidence and the remedies not shown yet. */
-static void incident_detail(const out *o, const kg_incident *inc, seen *done)
+static void incident_detail(const out *o, const kg_incident *inc, kg_titles *done)
 {
 	memory_lines(o, inc);
 	if (inc->nframes) {
@@ -427,6 +384,11 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 			 inc->phase_source && !strcmp(inc->phase_source, "frames") ? "traceback" : "log");
 		evidence(o, "phase: ", b);
 	}
+	if (inc->mode) {
+		char b[160];
+		snprintf(b, sizeof b, "%s (%s)", inc->mode, inc->mode_why ? inc->mode_why : "");
+		evidence(o, "job: ", b);
+	}
 	if (inc->alloc_conf_var) {
 		char b[600];
 		snprintf(b, sizeof b, "%s=%s (line %ld)", inc->alloc_conf_var,
@@ -440,7 +402,8 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 	}
 	for (size_t k = 0; k < inc->nfindings; k++) {
 		const kg_finding *f = &inc->findings[k];
-		emitf(o, "  %s%s:%s %s [%s]", col(o, sev_color(f->severity)), sev_word(f->severity),
+		enum kg_severity fs = kg_finding_shown_severity(inc, f);
+		emitf(o, "  %s%s:%s %s [%s]", col(o, sev_color(fs)), sev_word(fs),
 		      col(o, C_RESET), f->title ? f->title : "", f->rule ? f->rule : "");
 		if (f->message)
 			emitf(o, "    %s", f->message);
@@ -448,7 +411,7 @@ static void incident_detail(const out *o, const kg_incident *inc, seen *done)
 			emitf(o, "    %s=%s %s", col(o, C_DIM), col(o, C_RESET), f->evidence[i]);
 		for (size_t i = 0; i < f->nremedies; i++) {
 			const kg_remedy *r = &f->remedies[i];
-			if (!seen_add(done, r->title))
+			if (!kg_title_new(done, r->title))
 				continue;
 			char *act = kg_remedy_instruction(r);
 			emitf(o, "    %shelp:%s %s", col(o, C_GREEN), col(o, C_RESET), act);
@@ -481,7 +444,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 	free(head);
 	if (quiet)
 		return;
-	seen done = {0};
+	kg_titles done = {0};
 	/* line 2: the one action */
 	const kg_finding *cf = kg_incident_cause_finding(inc), *af = kg_incident_action_finding(inc);
 	if (af && af->nremedies) {
@@ -495,13 +458,13 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		const char *rest = !inc->cause && kg_finding_no_cause(af) && r->code ? kg_remedy_code_rest(r->code) : NULL;
 		if (rest && *rest)
 			emitf(o, "        %s", rest);
-		seen_add(&done, r->title);
+		kg_title_new(&done, r->title);
 	}
 	/* the budget and the arithmetic */
-	budget_bar(o, &inc->budget);
 	char bl[600];
 	bool has_budget = kg_budget_line(&inc->budget, !inc->budget.consistent ? NULL :
 					 o->ascii ? bar_glyph_ascii : bar_glyph, bl, sizeof bl) != NULL;
+	budget_bar(o, &inc->budget, has_budget);
 	if (has_budget)
 		evidence(o, "", bl);
 	if (cf)
@@ -538,7 +501,7 @@ static void incident_text(const out *o, const kg_incident *inc, bool quiet, bool
 		if (!kg_finding_supports(f, inc->cause))
 			continue;
 		for (size_t i = 0; i < f->nremedies; i++)
-			if (seen_add(&done, f->remedies[i].title))
+			if (kg_title_new(&done, f->remedies[i].title))
 				kg_buf_printf(&also, "%s%s", also.data ? " · " : "", f->remedies[i].title);
 	}
 	if (also.data)
@@ -593,7 +556,8 @@ void kg_report_text(const kg_report *r, FILE *f, const kg_text_style *style)
 	if (style && style->diff) {
 		for (size_t i = 0; i < r->npatches; i++)
 			fputs(r->patches[i].diff, f);
-		if (r->npatches == 0)
+		/* without a config a note says to pass one */
+		if (r->npatches == 0 && r->nconfigs)
 			fprintf(f, "%sno config change to suggest%s\n", col(&o, C_DIM), col(&o, C_RESET));
 	}
 	if (quiet)

@@ -532,8 +532,15 @@ static bool log_printed(const run *R, const char *role)
 
 static int plan_patches(run *R, kg_error *err)
 {
-	if (R->nconfigs == 0)
+	R->rep->nconfigs = R->nconfigs;
+	if (R->nconfigs == 0) {
+		/* --diff and --apply edit a config: say which to pass (issue 32) */
+		if ((R->opt->diff || R->opt->apply) && R->rep->nincidents)
+			kg_report_note(R->rep, "%s: no training config was given, so there is nothing to %s: "
+				       "pass it with --config FILE to get the action as a patch",
+				       R->opt->apply ? "--apply" : "--diff", R->opt->apply ? "write" : "compare");
 		return 0;
+	}
 	const char **roles = NULL, **values = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < R->rep->nincidents; i++) {
@@ -727,7 +734,7 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 				kg_report_note(rep, "%s: the config %s named there could not be read: %s",
 					       rep->echoed_config_where, rep->echoed_config, e.msg);
 		} else {
-			kg_report_note(rep, "%s: the log names the config %s, which is not here; pass it with --config for config-aware advice",
+			kg_report_note(rep, "%s: the log names the config %s, not found here: pass it with --config",
 				       rep->echoed_config_where, rep->echoed_config);
 		}
 	}

@@ -119,10 +119,12 @@ class Incident:
     `cause` (None: undetermined) and `confidence` (high, medium, low);
     `budget` (Budget, bytes); `memory`: the message's sizes, each an int
     in bytes (requested_bytes, free_bytes, allocated_bytes, ...);
-    `device`, `rank`, `step`, `epoch`, `phase`; `message`: the OOM
-    message; `findings`, `differential`; `action`: the one remedy (the
-    text report's `help:` line). str(incident) is its first two lines of
-    the text report: the verdict and the action."""
+    `device`, `rank`, `step`, `epoch`, `phase`; `mode`: what the job was
+    doing (train, eval, serve, load or unknown), which the remedies
+    follow; `message`: the OOM message; `findings`, `differential`;
+    `action`: the one remedy (the text report's `help:` line).
+    str(incident) is its first two lines of the text report: the verdict
+    and the action."""
     id: int
     kind: str
     family: Optional[str]
@@ -142,6 +144,7 @@ class Incident:
     findings: List[Finding]
     differential: List[Hypothesis]
     action: Optional[Remedy] = None
+    mode: Optional[str] = None
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
     _report: Optional["Report"] = field(repr=False, compare=False, default=None)
 
@@ -338,7 +341,7 @@ def _incident(d: Dict[str, Any]) -> Incident:
         device=Device(dev.get("type"), dev.get("index")) if dev else None,
         rank=d.get("rank"), step=d.get("step"), epoch=d.get("epoch"), phase=d.get("phase"),
         message=d.get("message"),
-        findings=findings, action=_action(d, findings),
+        findings=findings, action=_action(d, findings), mode=d.get("mode"),
         differential=[Hypothesis(cause=h.get("cause", ""), confidence=h.get("confidence"),
                                  p=h.get("p"), ruled_out=bool(h.get("ruled_out")),
                                  to_confirm=h.get("to_confirm"), open=bool(h.get("open")))

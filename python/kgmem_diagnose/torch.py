@@ -30,16 +30,22 @@ import contextlib
 import datetime
 import itertools
 import os
+import re
 import subprocess
 import sys
 import threading
 import traceback
 from dataclasses import dataclass
-from typing import Callable, Optional, Union
+from typing import Callable, Dict, List, Optional, Union
 
 from . import _binary, _oomhook
 
 Step = Union[int, Callable[[], Optional[int]], None]
+# Facts the program knows for the diagnosis, as the binary's --set takes
+# them (`kgmem-diagnose rules facts`): {"config.train_batch_size": 8,
+# "config.grad_accum_steps": 2, "job.mode": "train"}, or a callable
+# returning such a dict at the moment of the error.
+Facts = Union[Dict[str, object], Callable[[], Optional[Dict[str, object]]], None]
 
 _step: Step = None
 _counter = itertools.count(1)
@@ -60,11 +66,13 @@ def is_oom(exc: BaseException) -> bool:
 
 @dataclass
 class Evidence:
-    """The files capture() wrote: `log` (text: step, traceback with the
-    message, memory_summary) and `snapshot` (the allocator snapshot pickle,
-    or None)."""
+    """The files capture() wrote: `log` (text: step, the facts given,
+    traceback with the message, memory_summary) and `snapshot` (the
+    allocator snapshot pickle, or None); `facts`, the facts given (NAME ->
+    VALUE), which the diagnosis gets as --set."""
     log: str
     snapshot: Optional[str]
+    facts: Optional[Dict[str, str]] = None
 
 
 def evidence_dir() -> str:
@@ -96,6 +104,32 @@ def _create(base: str, suffix: str):
     raise FileExistsError("no free name %s-N%s" % (base, suffix))
 
 
+_FACT_NAME = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$")
+_FACT_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _facts_value(facts: Facts) -> Dict[str, str]:
+    """The facts as NAME -> VALUE strings: a callable is called, a value
+    that is None, empty or not a plain word is left out (a bad --set would
+    cost the whole verdict)."""
+    try:
+        d = facts() if callable(facts) else facts
+    except Exception:
+        d = None
+    out = {}
+    for k, v in (d or {}).items():
+        if v is None or isinstance(v, bool):
+            continue
+        k, v = str(k), str(v)
+        if _FACT_NAME.match(k) and _FACT_VALUE.match(v):
+            out[k] = v
+    return out
+
+
+def _set_args(facts: Dict[str, str]) -> List[str]:
+    return [a for k, v in sorted(facts.items()) for a in ("--set", "%s=%s" % (k, v))]
+
+
 def _step_value(step: Step) -> Optional[int]:
     for s in (step, _step):
         try:
@@ -108,10 +142,13 @@ def _step_value(step: Step) -> Optional[int]:
 
 
 def capture(exc: BaseException, *, step: Step = None,
-            directory: Optional[str] = None) -> Evidence:
+            directory: Optional[str] = None, facts: Facts = None) -> Evidence:
     """Writes the evidence of `exc` (see the module's text) into
     `directory` (default: evidence_dir(), created mode 0700) and returns
-    the paths. Raises OSError when the directory is not writable."""
+    the paths. facts: what the program knows (Facts: the batch, the
+    accumulation, the mode), written on a line of the log and kept for
+    verdict(). Raises OSError when the directory is not writable."""
+    given = _facts_value(facts)
     torch = sys.modules.get("torch")
     directory = directory or evidence_dir()
     os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -125,6 +162,8 @@ def capture(exc: BaseException, *, step: Step = None,
         s = _step_value(step)
         if s is not None:
             parts.append("step %d\n" % s)
+        if given:
+            parts.append("kgmem_diagnose facts: %s\n" % " ".join("%s=%s" % kv for kv in sorted(given.items())))
         parts.append("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
         if torch is not None and _oomhook.cuda_ready(torch):
             try:
@@ -139,13 +178,14 @@ def capture(exc: BaseException, *, step: Step = None,
                 except Exception:
                     snap_path = None
         f.write("".join(p if p.endswith("\n") else p + "\n" for p in parts))
-    return Evidence(log=log, snapshot=snap_path)
+    return Evidence(log=log, snapshot=snap_path, facts=given)
 
 
 def verdict(evidence: Evidence) -> str:
-    """The binary's text report on the evidence, cut to each incident's
-    verdict line and its `help:` action (the tool's own words)."""
-    cmd = [_binary.find(), "--color", "never", "--no-progress", evidence.log]
+    """The binary's text report on the evidence (its facts as --set), cut
+    to each incident's verdict line and its `help:` action (the tool's own
+    words)."""
+    cmd = [_binary.find(), "--color", "never", "--no-progress"] + _set_args(evidence.facts or {}) + [evidence.log]
     if evidence.snapshot:
         cmd.append(evidence.snapshot)
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
@@ -157,10 +197,13 @@ def verdict(evidence: Evidence) -> str:
 
 
 def report(exc: BaseException, *, step: Step = None, directory: Optional[str] = None,
-           file=None) -> Optional[Evidence]:
+           file=None, facts: Facts = None) -> Optional[Evidence]:
     """capture() and print the verdict, the action and the evidence file to
-    `file` (default stderr). Never raises: a failure is one line instead.
-    An exception is reported once (later handlers see it marked)."""
+    `file` (default stderr), with the command that gives the full report.
+    facts: what the program knows (Facts), passed to the diagnosis as
+    --set, so the action has the program's own numbers ("from 8 to 4").
+    Never raises: a failure is one line instead. An exception is reported
+    once (later handlers see it marked)."""
     file = file or sys.stderr
     try:
         if getattr(exc, _REPORTED, False):
@@ -172,14 +215,15 @@ def report(exc: BaseException, *, step: Step = None, directory: Optional[str] = 
     except Exception:
         pass
     try:
-        ev = capture(exc, step=step, directory=directory)
+        ev = capture(exc, step=step, directory=directory, facts=facts)
         try:
             text = verdict(ev)
         except Exception as e:  # no binary: the evidence is still named
             text = "kgmem-diagnose: no verdict: %s" % e
         files = ev.log + (" " + ev.snapshot if ev.snapshot else "")
+        full = " ".join(_set_args(ev.facts or {}) + [files])
         file.write("%s\nkgmem-diagnose: evidence in %s (kgmem-diagnose %s: the full report)\n"
-                   % (text, files, files))
+                   % (text, files, full))
         file.flush()
         return ev
     except Exception as e:  # the program's own error stays the one that matters
@@ -203,7 +247,7 @@ _installed = [None]
 
 
 def install(*, step: Step = None, directory: Optional[str] = None,
-            record_history: bool = False) -> None:
+            record_history: bool = False, facts: Facts = None) -> None:
     """Reports every uncaught out-of-memory error of this process: of the
     main thread (sys.excepthook) and of any other thread
     (threading.excepthook), after its traceback is printed; the process or
@@ -211,27 +255,29 @@ def install(*, step: Step = None, directory: Optional[str] = None,
     allocator's history recording when the program initialises CUDA, so
     the evidence carries the snapshot with every allocation's stack (costs
     time per allocation). directory: where the evidence goes (default
-    evidence_dir()). Calling it again replaces the settings."""
+    evidence_dir()). facts: what the program knows (Facts), passed to the
+    diagnosis. Calling it again replaces the settings."""
     if step is not None:
         set_step(step)
     if record_history:
         _record_when_cuda_starts()
     if _installed[0] is not None:
         _installed[0]["directory"] = directory
+        _installed[0]["facts"] = facts
         return
     prev, prev_thread = sys.excepthook, threading.excepthook
-    state = {"directory": directory, "prev": prev, "prev_thread": prev_thread}
+    state = {"directory": directory, "facts": facts, "prev": prev, "prev_thread": prev_thread}
 
     def hook(t, v, tb):
         prev(t, v, tb)
         if v is not None and is_oom(v):
-            report(v, directory=state["directory"])
+            report(v, directory=state["directory"], facts=state["facts"])
 
     def thread_hook(args):
         prev_thread(args)
         v = args.exc_value
         if v is not None and is_oom(v):
-            report(v, directory=state["directory"])
+            report(v, directory=state["directory"], facts=state["facts"])
 
     state["hook"], state["thread_hook"] = hook, thread_hook
     sys.excepthook = hook
