@@ -135,7 +135,8 @@ int main(void)
 	const kg_atoms *s = kg_scan_atoms(), *p = &sets[KG_ATOMS_FULL];
 	bool same = s->natoms == p->natoms && !memcmp(s->lo, p->lo, sizeof s->lo) &&
 		    !memcmp(s->hi, p->hi, sizeof s->hi) && !memcmp(s->byte, p->byte, sizeof s->byte) &&
-		    !memcmp(s->nin, p->nin, sizeof s->nin) && !memcmp(s->in, p->in, sizeof s->in);
+		    !memcmp(s->nin, p->nin, sizeof s->nin) && !memcmp(s->in, p->in, sizeof s->in) &&
+		    !memcmp(s->exact, p->exact, sizeof s->exact) && s->wild == p->wild;
 	for (int i = 0; same && i < s->natoms; i++)
 		same = !strcmp(s->atom[i].lit, p->atom[i].lit) && s->atom[i].fp == p->atom[i].fp &&
 		       s->atom[i].bucket == p->atom[i].bucket && s->atom[i].cls == p->atom[i].cls;

@@ -6,8 +6,11 @@
  * crate's `aho-corasick` packed searcher describes it): per input byte and
  * per fingerprint position, two pshufb nibble lookups give the set of
  * buckets whose fingerprint byte could be that byte; the three sets, shifted
- * into line, are ANDed. Only positions where some bucket survives are
- * verified against the literals of that bucket. AVX-512 VBMI (64 bytes a
+ * into line, are ANDed. Only positions where some bucket survives, and
+ * whose three bytes hash into the set of the atoms' exact fingerprints
+ * (64 Kibit, 8 KiB: it drops the nibbles' cross-product, which on
+ * training logs let through one position in about twenty), are verified
+ * against the literals of that bucket. AVX-512 VBMI (64 bytes a
  * step, 7-bit table lookups with vpermi2b), AVX2 (32) or SSSE3 (16) on
  * x86-64, chosen at run time; NEON (tbl lookups, 64 bytes a step) on
  * aarch64; a scalar table walk elsewhere.
@@ -41,7 +44,23 @@ typedef struct kg_atoms {
 	uint8_t nin[KG_ATOMS_BUCKETS];                    /* atoms per bucket */
 	uint8_t in[KG_ATOMS_BUCKETS][KG_ATOMS_MAX];       /* their indexes */
 	double cost[KG_ATOMS_BUCKETS];  /* estimated stops per sample (atoms.c) */
+	/* the second filter (verify): the set of the atoms' exact
+	 * fingerprints, each its three bytes hashed to 16 bits
+	 * (kg_atoms_fp_hash): a position the nibble lookups pass whose three
+	 * bytes are no atom's is dropped before any bucket is walked (the
+	 * nibbles' cross-product lets through bytes no atom has). wild: some
+	 * literal is shorter than a fingerprint, and the filter is off. */
+	uint64_t exact[1024];
+	bool wild;
 } kg_atoms;
+
+/* The 16-bit hash of a fingerprint's three bytes s[0..2] (the exact
+ * filter's index): the top half of a 32-bit multiplicative hash. */
+static inline unsigned kg_atoms_fp_hash(const unsigned char *s)
+{
+	uint32_t x = (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16;
+	return (x * 0x9E3779B1u) >> 16;
+}
 
 /* Adds a literal (static storage, 1–255 bytes, no '\n'); picks its
  * fingerprint and bucket (greedily, the bucket whose filter accepts the

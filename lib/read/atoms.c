@@ -244,6 +244,12 @@ int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
 				a->byte[j][x] |= bit;
 		}
 	}
+	if (k == KG_ATOMS_FP) {
+		unsigned h = kg_atoms_fp_hash((const unsigned char *)lit + best);
+		a->exact[h >> 6] |= UINT64_C(1) << (h & 63);
+	} else {
+		a->wild = true;
+	}
 	int idx = a->natoms++;
 	a->atom[idx].lit = lit;
 	a->atom[idx].len = (uint8_t)len;
@@ -261,6 +267,11 @@ int kg_atoms_add(kg_atoms *a, const char *lit, uint32_t cls)
 static inline uint32_t verify(const kg_atoms *a, const char *buf, size_t n, size_t q, unsigned buckets)
 {
 	uint32_t cls = 0;
+	if (!a->wild && q + KG_ATOMS_FP <= n) {
+		unsigned h = kg_atoms_fp_hash((const unsigned char *)buf + q);
+		if (!(a->exact[h >> 6] >> (h & 63) & 1))
+			return 0;
+	}
 	while (buckets) {
 		int b = __builtin_ctz(buckets);
 		buckets &= buckets - 1;
@@ -761,7 +772,14 @@ int main(int argc, char **argv)
 		fprintf(f, "},\n.cost = {");
 		for (int b = 0; b < KG_ATOMS_BUCKETS; b++)
 			fprintf(f, "%s%a", b ? "," : "", a->cost[b]);
-		fprintf(f, "}},\n");
+		fprintf(f, "},\n.exact = {");
+		for (int w = 0, first = 1; w < 1024; w++) {
+			if (!a->exact[w])
+				continue;
+			fprintf(f, "%s[%d] = UINT64_C(0x%016llx)", first ? "" : ",", w, (unsigned long long)a->exact[w]);
+			first = 0;
+		}
+		fprintf(f, "},\n.wild = %s},\n", a->wild ? "true" : "false");
 	}
 	fprintf(f, "};\n");
 	int bad = ferror(f);
