@@ -698,19 +698,14 @@ int kg_atoms_place_scanner(kg_atoms sets[KG_ATOMS_NSETS])
 
 #ifdef KG_ATOMS_GEN
 
+#include "read/gen_c.h"
+
 /* The generator: `atoms-gen OUT.h` writes the placed sets as C. */
 static void put_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c >= 0x20 && c < 0x7f && c != '?')
-			fputc(c, f);
-		else
-			fprintf(f, "\\%03o", c);
-	}
+	for (; *s; s++)
+		kg_gen_put_char(f, (unsigned char)*s);
 	fputc('"', f);
 }
 

@@ -53,6 +53,8 @@ static const char *base_name(const char *path)
 
 #ifdef KG_RULES_IMAGE_GEN
 
+#include "read/gen_c.h"
+
 /* ---- the generator (build time) --------------------------------------- */
 
 typedef struct out {
@@ -220,12 +222,7 @@ int main(int argc, char **argv)
 			fputs("\"\n\"", f);
 			col = 0;
 		}
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c >= 0x20 && c < 0x7f && c != '?')
-			fputc(c, f);
-		else
-			fprintf(f, "\\%03o", c);
+		kg_gen_put_char(f, c);
 	}
 	fprintf(f, "\";\n");
 	fprintf(f, "static const uint32_t rimg_kids[] = {");
