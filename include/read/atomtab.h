@@ -36,7 +36,7 @@ enum {
 	X("esource allocation failed") X("valid cuDNN algorithm") X("Ran out of memory in") \
 	X("No executable batch size") X("bad_alloc") X("best cudnn convolution") X("killed") \
 	X("OutOfMemory") X("MemoryAllocation") \
-	X("OUT_OF_DEVICE_MEMORY") X("No available memory") X("stored in KV cache") \
+	X("OUT_OF_DEVICE_MEMORY") X("No available memory") X("stored in KV cache") X("KV cache is") \
 	X("Device memory allocation") X("ErrorOutOfDeviceMemory") \
 	/* issue 31: each specific to its message, rare in a training log */ \
 	X("Unexpected bus error") X("algo for convolution") X("storage allocation failure") \

@@ -331,7 +331,16 @@ static const char *const rx_src[NRX] = {
 		"The\\s+model's\\s+max\\s+seq\\s+len\\s+\\((\\d+)\\)\\s+is\\s+larger\\s+than\\s+the\\s+maximum"
 		"\\s+number\\s+of\\s+tokens\\s+that\\s+can\\s+be\\s+stored\\s+in\\s+KV\\s+cache\\s+\\((\\d+)\\)\\.?"
 		"(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing\\s+`?max_model_len`?"
-		"\\s+when\\s+initializing\\s+the\\s+engine\\.)?",
+		"\\s+when\\s+initializing\\s+the\\s+engine\\.)?"
+		/* the V1 engine's wording of the same check (vllm/v1/core/
+		 * kv_cache_utils.py check_enough_kv_cache_memory, 0.7-0.11; before
+		 * 0.8.5 "GB", "KV Cache memory" and "is" "needed" without a space) */
+		"|To\\s+serve\\s+at\\s+least\\s+one\\s+request\\s+with\\s+the\\s+models?'s\\s+max\\s+seq\\s+len"
+		"\\s+\\((\\d+)\\),\\s+\\(?([0-9.]+)\\s+Gi?B\\s+KV\\s+cache\\s+is\\s*needed,\\s+which\\s+is\\s+larger"
+		"\\s+than\\s+the\\s+available\\s+KV\\s+[Cc]ache\\s+memory\\s+\\(([0-9.]+)\\s+Gi?B\\)\\.?"
+		"(?:\\s+Based\\s+on\\s+the\\s+available\\s+memory,\\s+the\\s+estimated\\s+maximum\\s+model\\s+length"
+		"\\s+is\\s+\\d+\\.)?(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing"
+		"\\s+`?max_model_len`?\\s+when\\s+initializing\\s+the\\s+engine\\.?)?",
 
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
@@ -1915,7 +1924,7 @@ static const grammar grammars[] = {
 	{RX_VLLM_KV, {"No available memory for the cache"}, g_vllm_kv},
 	{RX_GGML_VK, {"Device memory allocation"}, g_ggml_vk},
 	{RX_VK_OOM, {"ErrorOutOfDeviceMemory"}, g_vk_oom},
-	{RX_VLLM_SEQ, {"stored in KV cache"}, g_vllm_kv},
+	{RX_VLLM_SEQ, {"stored in KV cache", "KV cache is"}, g_vllm_kv},
 	{RX_DARKNET, {"algo for convolution"}, g_darknet},
 	{RX_TVM_STORAGE, {"storage allocation failure"}, g_tvm_storage},
 	{RX_OPENVINO, {"Exceeded max size of memory", "out of GPU resources"}, g_openvino},
