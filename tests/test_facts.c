@@ -124,6 +124,12 @@ static void signs(void)
 		{"OOM right after resuming training from step 4000", "checkpoint"},
 		{"when I try to run both evaluation scripts simultaneously", "parallel"},
 		{"I run two training processes on the same GPU", "parallel"},
+		/* every process on the first device (dcause-0048's words; the
+		 * DDP tutorial's missing torch.cuda.set_device) */
+		{"It seems GPU 0 always occupy a lot of memory for each script", "parallel"},
+		{"all ranks allocate on cuda:0 instead of their own device", "parallel"},
+		{"the valid going to start", "eval"},
+		{"it fails as the evaluation is about to start", "eval"},
 		/* not signs */
 		{"Loading checkpoint shards: 52%", NULL},
 		{"Saving model checkpoint to out/checkpoint-500", NULL},
@@ -139,6 +145,9 @@ static void signs(void)
 		{"bs=12", NULL},
 		{"validation accuracy improved", NULL},
 		{"after the model is loaded", NULL},
+		{"GPU 0 has a total capacity of 23.69 GiB", NULL},
+		{"each process loads its own copy of the model", NULL},
+		{"training is going to start", NULL},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		kg_log_markers w;

@@ -96,14 +96,15 @@ enum {
 	X("too long", A_SIGN) X("bs=", A_SIGN | A_BATCH) X("during", A_SIGN) X("During", A_SIGN) \
 	X("valid ", A_SIGN) X("ation loop", A_SIGN) X("ation step", A_SIGN) X("ation phase", A_SIGN) \
 	X("ation routine", A_SIGN) X("eval loop", A_SIGN) X("eval step", A_SIGN) X("test loop", A_SIGN) \
-	X("test step", A_SIGN) X("when the", A_SIGN) X("When the", A_SIGN) \
+	X("test step", A_SIGN) X("when the", A_SIGN) X("When the", A_SIGN) X("ation start", A_SIGN) \
+	X("going to start", A_SIGN) \
 	/* memory that grows, a checkpoint, several jobs on one device, in the \
 	 * reporter's words (kg_parse_signs: p_leakw, p_ckptw, p_parw) */ \
 	X("leak", A_SIGN) X("keep", A_SIGN) X("kept", A_SIGN) X("grow", A_SIGN) /* not vocabulary: log text */ \
 	X("increas", A_SIGN) X("checkpoint", A_SIGN) X("resum", A_SIGN) /* not vocabulary: log text */ \
 	X("saving", A_SIGN) X("same", A_SIGN) \
 	X("single", A_SIGN) X("shared", A_SIGN) X("simultaneous", A_SIGN) X("concurrent", A_SIGN | A_BATCH) \
-	X("parallel", A_SIGN | A_BATCH) \
+	X("parallel", A_SIGN | A_BATCH) X("GPU 0", A_SIGN) X("cuda:0", A_SIGN) \
 	/* the model and the machine (kg_parse_modelinfo): names and counts, \
 	 * precision, the card, host RAM, the mode, adapters, what spreads the \
 	 * model, a KV cache's shape ("GPU" is in every CUDA OOM message; \

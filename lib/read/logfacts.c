@@ -312,13 +312,15 @@ static pattern p_batch1 = {.src = "(?:batch[_ -]?size|\\bbs)\\s*(?:of|=|:|to|is|
 /* The evaluation phase in words: "during (the) evaluation/validation/
  * inference/testing", "the validation loop/step/phase/routine", "eval
  * loop", "test step", "Loading valid dataset", "when the valid(ation)
- * starts". Each form holds one of the scanner's atoms ("during", "valid ",
- * "ation loop", "eval step", "when the", …). */
+ * starts", "the valid going to start", "validation starts". Each form
+ * holds one of the scanner's atoms ("during", "valid ", "ation loop",
+ * "eval step", "when the", "ation start", "going to start", …). */
 static pattern p_evalw = {.src = "\\bduring\\s+(?:the\\s+)?(?:evaluation|validation|inference|testing|prediction|eval)\\b"
 		"|\\b(?:evaluation|validation)\\s+(?:loop|step|phase|routine)\\b"
 		"|\\b(?:eval|test)\\s+(?:loop|step)\\b"
 		"|\\bloading\\s+(?:the\\s+)?valid\\s+(?:data\\s*set|data|set)\\b"
-		"|\\bwhen\\s+the\\s+(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"};
+		"|\\bwhen\\s+the\\s+(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"
+		"|\\b(?:valid|validation|evaluation|eval|testing)\\s+(?:is\\s+|was\\s+)?(?:going\\s+to\\s+|about\\s+to\\s+)?(?:start|begin)(?:s|ed|ing)?\\b"};
 
 /* Memory that grows, in the reporter's words: "memory leak", "the GPU
  * memory allocation keeps on increasing", "memory grows after each batch",
@@ -337,10 +339,17 @@ static pattern p_ckptw = {.src = "\\b(?:load|loads|loading|loaded|resum(?:e|es|i
 		"|\\b(?:when|while|during|after)\\s+(?:it\\s+is\\s+|I\\s+am\\s+)?sav(?:e|es|ing)\\s+(?:the\\s+|a\\s+|my\\s+)?(?:model|checkpoint|weights|state[_ ]dict)\\b"};
 /* Several jobs on one device, in the reporter's words: "two processes on
  * the same GPU", "7 training scripts sharing one card", "run both
- * evaluation scripts simultaneously". Each form holds the atom "same",
- * "single", "shared", "simultaneous", "concurrent" or "parallel". */
+ * evaluation scripts simultaneously", and every process on the first GPU
+ * ("GPU 0 occupies memory for each script", "all ranks use cuda:0": a
+ * process that does not call torch.cuda.set_device creates its context
+ * and default tensors on device 0, PyTorch "CUDA semantics" and the
+ * DistributedDataParallel tutorial). Each form holds the atom "same",
+ * "single", "shared", "simultaneous", "concurrent", "parallel", "GPU 0"
+ * or "cuda:0". */
 static pattern p_parw = {.src = "\\b(?:two|three|four|several|multiple|many|other|another|both|[2-9]|[1-9][0-9])\\s+(?:\\w+\\s+)?(?:process(?:es)?|jobs?|scripts?|programs?|instances?|models?|notebooks?|kernels?|trainings?|experiments?)\\b[^.\\n]{0,60}?\\b(?:same|one|single|shared?)\\s+(?:gpu|card|device)s?\\b"
-		"|\\b(?:run|runs|running|launch\\w*|start\\w*)\\b[^.\\n]{0,60}?\\b(?:simultaneously|concurrently|at\\s+the\\s+same\\s+time|in\\s+parallel)\\b"};
+		"|\\b(?:run|runs|running|launch\\w*|start\\w*)\\b[^.\\n]{0,60}?\\b(?:simultaneously|concurrently|at\\s+the\\s+same\\s+time|in\\s+parallel)\\b"
+		"|\\b(?:gpu\\s*0|cuda:0)\\b[^.\\n]{0,80}?\\b(?:each|every|all(?:\\s+of)?(?:\\s+the)?)\\s+(?:\\w+\\s+)?(?:process(?:es)?|scripts?|ranks?|workers?|jobs?)\\b"
+		"|\\b(?:each|every|all(?:\\s+of)?(?:\\s+the)?)\\s+(?:\\w+\\s+)?(?:process(?:es)?|scripts?|ranks?|workers?|jobs?)\\b[^.\\n]{0,60}?\\b(?:on|to|in|uses?|using|occup\\w*|allocat\\w*)\\s+(?:the\\s+)?(?:gpu\\s*0|cuda:0)\\b"};
 
 static void keep_text(char *dst, size_t cap, const char *s, size_t n)
 {
@@ -412,12 +421,12 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		char *text;
 		long *line;
 		pattern *p;
-		const char *words[7];
+		const char *words[10];
 	} more[] = {
 		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", NULL}}, /* not vocabulary: log text */
 		{m->ckpt_text, &m->ckpt_line, &p_ckptw, {"checkpoint", "resum", "sav", NULL}}, /* not vocabulary: log text */
 		{m->par_text, &m->par_line, &p_parw, {"same", "single", "shared", "simultaneous", "concurrent",
-						      "parallel", NULL}},
+						      "parallel", "gpu 0", "cuda:0", NULL}},
 	};
 	for (size_t k = 0; k < sizeof more / sizeof *more; k++) {
 		size_t nw = 0;
