@@ -379,97 +379,170 @@ static size_t find_ssse3(const kg_atoms *a, const char *buf, size_t n, size_t fr
 /* AVX2, as Hyperscan's Teddy does it: one load per 32 bytes; the three
  * positions' bucket sets come from the same nibbles and are lined up by
  * shifting them in from the previous block, so lane i holds the
- * candidates whose fingerprint ENDS at byte i (starts at i - 2). */
+ * candidates whose fingerprint ENDS at byte i (starts at i - 2). Two
+ * blocks a step share one test for "no candidate"; `lines` counts the
+ * newlines of the bytes before q (the blocks' own, not lined up), and a
+ * block with candidates lines its newlines up with theirs (avx2_hits). */
 _Static_assert(KG_ATOMS_FP == 3, "find_avx2 lines up three positions");
+
+/* The candidates `r` of the block at q (lane b: start q - 2 + b), nlv
+ * its newline lanes, pnl the previous block's; lines: the newlines before
+ * q. On a hit sets *cls and *nl (the newlines before the hit) and returns
+ * its start; otherwise adds the block's newlines to *lines and returns
+ * (size_t)-1. */
+__attribute__((target("avx2,popcnt")))
+static size_t avx2_hits(const kg_atoms *a, const char *buf, size_t n, size_t q, __m256i r,
+			unsigned nlv, unsigned pnl, uint32_t *cls, size_t *lines, size_t *nl)
+{
+	unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, _mm256_setzero_si256()));
+	if (bits) {
+		uint8_t rb[32];
+		_mm256_storeu_si256((__m256i *)rb, r);
+		/* lane b's byte is q + b - 2: the newlines before a start are
+		 * those of the lanes before its lane */
+		size_t before = *lines - (size_t)__builtin_popcount(pnl >> 30);
+		size_t hit = block_hits(a, buf, n, q - 2, bits, rb, cls, nlv << 2 | pnl >> 30, &before);
+		if (hit != (size_t)-1) {
+			*nl += before;
+			return hit;
+		}
+	}
+	*lines += (size_t)__builtin_popcount(nlv);
+	return (size_t)-1;
+}
+
 __attribute__((target("avx2,popcnt")))
 static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
 {
-	__m256i lo[KG_ATOMS_FP], hi[KG_ATOMS_FP];
-	for (int j = 0; j < KG_ATOMS_FP; j++) {
-		lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->lo[j]));
-		hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->hi[j]));
-	}
+	const __m256i lo0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->lo[0]));
+	const __m256i hi0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->hi[0]));
+	const __m256i lo1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->lo[1]));
+	const __m256i hi1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->hi[1]));
+	const __m256i lo2 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->lo[2]));
+	const __m256i hi2 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)a->hi[2]));
 	const __m256i nib = _mm256_set1_epi8(0x0f);
-	const __m256i zero = _mm256_setzero_si256();
 	const __m256i eol = _mm256_set1_epi8('\n');
-	__m256i prev0 = zero, prev1 = zero; /* last block's sets, positions 0 and 1 */
+	/* the sets of positions 0, 1 and 2 at every byte of v */
+#define AVX2_SETS(v, s0, s1, s2) do { \
+		__m256i vl_ = _mm256_and_si256(v, nib); \
+		__m256i vh_ = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib); \
+		s0 = _mm256_and_si256(_mm256_shuffle_epi8(lo0, vl_), _mm256_shuffle_epi8(hi0, vh_)); \
+		s1 = _mm256_and_si256(_mm256_shuffle_epi8(lo1, vl_), _mm256_shuffle_epi8(hi1, vh_)); \
+		s2 = _mm256_and_si256(_mm256_shuffle_epi8(lo2, vl_), _mm256_shuffle_epi8(hi2, vh_)); \
+	} while (0)
+	/* s0 two bytes later, s1 one byte later (p0, p1: the block before) */
+#define AVX2_LINE_UP(s0, s1, s2, p0, p1) _mm256_and_si256(_mm256_and_si256(s2, \
+		_mm256_alignr_epi8(s1, _mm256_permute2x128_si256(p1, s1, 0x21), 15)), \
+		_mm256_alignr_epi8(s0, _mm256_permute2x128_si256(p0, s0, 0x21), 14))
+	__m256i prev0 = _mm256_setzero_si256(), prev1 = prev0; /* last block's sets, positions 0 and 1 */
 	unsigned prevnl = 0;                /* last block's newline lanes */
-	size_t q = from;
+	size_t q = from, lines = 0, hit;
+	for (; q + 64 <= n; q += 64) {
+		__m256i va = _mm256_loadu_si256((const __m256i *)(buf + q));
+		__m256i vb = _mm256_loadu_si256((const __m256i *)(buf + q + 32));
+		__m256i a0, a1, a2, b0, b1, b2;
+		AVX2_SETS(va, a0, a1, a2);
+		AVX2_SETS(vb, b0, b1, b2);
+		__m256i ra = AVX2_LINE_UP(a0, a1, a2, prev0, prev1);
+		__m256i rb = AVX2_LINE_UP(b0, b1, b2, a0, a1);
+		prev0 = b0;
+		prev1 = b1;
+		unsigned na = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(va, eol));
+		unsigned nb = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(vb, eol));
+		unsigned pnl = prevnl;
+		prevnl = nb;
+		__m256i any = _mm256_or_si256(ra, rb);
+		if (__builtin_expect(_mm256_testz_si256(any, any), 1)) {
+			lines += (size_t)__builtin_popcount(na) + (size_t)__builtin_popcount(nb);
+			continue;
+		}
+		if ((hit = avx2_hits(a, buf, n, q, ra, na, pnl, cls, &lines, nl)) != (size_t)-1 ||
+		    (hit = avx2_hits(a, buf, n, q + 32, rb, nb, na, cls, &lines, nl)) != (size_t)-1)
+			return hit;
+	}
 	for (; q + 32 <= n; q += 32) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(buf + q));
-		__m256i vl = _mm256_and_si256(v, nib);
-		__m256i vh = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
-		__m256i s0 = _mm256_and_si256(_mm256_shuffle_epi8(lo[0], vl), _mm256_shuffle_epi8(hi[0], vh));
-		__m256i s1 = _mm256_and_si256(_mm256_shuffle_epi8(lo[1], vl), _mm256_shuffle_epi8(hi[1], vh));
-		__m256i s2 = _mm256_and_si256(_mm256_shuffle_epi8(lo[2], vl), _mm256_shuffle_epi8(hi[2], vh));
-		/* s0 two bytes later, s1 one byte later (bytes from the last block) */
-		__m256i r = _mm256_and_si256(s2, _mm256_alignr_epi8(s1, _mm256_permute2x128_si256(prev1, s1, 0x21), 15));
-		r = _mm256_and_si256(r, _mm256_alignr_epi8(s0, _mm256_permute2x128_si256(prev0, s0, 0x21), 14));
+		__m256i s0, s1, s2;
+		AVX2_SETS(v, s0, s1, s2);
+		__m256i r = AVX2_LINE_UP(s0, s1, s2, prev0, prev1);
 		prev0 = s0;
 		prev1 = s1;
-		/* the newlines lined up the same way: lane b is byte q + b - 2,
-		 * so the newlines before a start are those of the lanes before
-		 * its lane (a fingerprint may hold one: the positions past a
-		 * literal shorter than it accept any byte) */
-		unsigned nlv = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
-		unsigned nlbits = nlv << 2 | prevnl >> 30;
-		prevnl = nlv;
-		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
-		if (bits) {
-			uint8_t rb[32];
-			_mm256_storeu_si256((__m256i *)rb, r);
-			/* lane b: start q + b - 2 */
-			size_t hit = block_hits(a, buf, n, q - 2, bits, rb, cls, nlbits, nl);
-			if (hit != (size_t)-1)
-				return hit;
-		} else {
-			*nl += (size_t)__builtin_popcount(nlbits);
-		}
+		unsigned nv = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, eol));
+		unsigned pnl = prevnl;
+		prevnl = nv;
+		if ((hit = avx2_hits(a, buf, n, q, r, nv, pnl, cls, &lines, nl)) != (size_t)-1)
+			return hit;
 	}
-	/* starts q-2 and q-1 were never lanes of a block, nor their bytes
-	 * counted: the scalar walk takes them */
+#undef AVX2_SETS
+#undef AVX2_LINE_UP
+	/* starts q-2 and q-1 were never lanes of a block: the scalar walk
+	 * takes them, with their newlines */
+	*nl += lines - (size_t)__builtin_popcount(prevnl >> 30);
 	return find_scalar(a, buf, n, q - from < 2 ? from : q - 2, cls, nl);
 }
 
 /* AVX-512 VBMI: vpermi2b looks a byte's bucket set up in a 128-entry table
  * indexed by its low 7 bits (no nibble cross-product, so fewer false
- * candidates than the nibble paths), 64 bytes a step. A byte ≥ 0x80 reads
+ * candidates than the nibble paths), 64 bytes a vector. A byte ≥ 0x80 reads
  * the entry of its ASCII twin: at worst a false candidate, which the
- * verification rejects. */
+ * verification rejects. Unrolled by hand, two vectors a step sharing one
+ * test for "no candidate", with the newline count in a register: written
+ * as a loop over the fingerprint's positions, GCC kept the tables on the
+ * stack and looped over them for every vector (twice the time). */
 __attribute__((target("avx512f,avx512bw,avx512vbmi,popcnt")))
 static size_t find_vbmi(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
 {
-	__m512i t0[KG_ATOMS_FP], t1[KG_ATOMS_FP];
-	for (int j = 0; j < KG_ATOMS_FP; j++) {
-		t0[j] = _mm512_loadu_si512((const void *)a->byte[j]);
-		t1[j] = _mm512_loadu_si512((const void *)(a->byte[j] + 64));
-	}
+	const __m512i t00 = _mm512_loadu_si512((const void *)a->byte[0]);
+	const __m512i t01 = _mm512_loadu_si512((const void *)(a->byte[0] + 64));
+	const __m512i t10 = _mm512_loadu_si512((const void *)a->byte[1]);
+	const __m512i t11 = _mm512_loadu_si512((const void *)(a->byte[1] + 64));
+	const __m512i t20 = _mm512_loadu_si512((const void *)a->byte[2]);
+	const __m512i t21 = _mm512_loadu_si512((const void *)(a->byte[2] + 64));
 	const __m512i eol = _mm512_set1_epi8('\n');
-	size_t q = from;
-	for (; q + 64 + KG_ATOMS_FP - 1 <= n; q += 64) {
-		__m512i r = _mm512_setzero_si512();
-		uint64_t nlbits = 0;
-		for (int j = 0; j < KG_ATOMS_FP; j++) {
-			__m512i v = _mm512_loadu_si512((const void *)(buf + q + j));
-			__m512i b = _mm512_permutex2var_epi8(t0[j], v, t1[j]);
-			if (j == 0) {
-				r = b;
-				nlbits = _mm512_cmpeq_epi8_mask(v, eol);
-			} else {
-				r = _mm512_and_si512(r, b);
-			}
+	/* the bucket sets of the fingerprints starting at p[0..64) */
+#define VBMI_SETS(p) _mm512_and_si512(_mm512_and_si512( \
+		_mm512_permutex2var_epi8(t00, _mm512_loadu_si512((const void *)(p)), t01), \
+		_mm512_permutex2var_epi8(t10, _mm512_loadu_si512((const void *)((p) + 1)), t11)), \
+		_mm512_permutex2var_epi8(t20, _mm512_loadu_si512((const void *)((p) + 2)), t21))
+	size_t q = from, lines = 0;
+	for (; q + 128 + KG_ATOMS_FP - 1 <= n; q += 128) {
+		__m512i r0 = VBMI_SETS(buf + q), r1 = VBMI_SETS(buf + q + 64);
+		uint64_t e0 = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(buf + q)), eol);
+		uint64_t e1 = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(buf + q + 64)), eol);
+		__m512i any = _mm512_or_si512(r0, r1);
+		if (__builtin_expect(!_mm512_test_epi8_mask(any, any), 1)) {
+			lines += (size_t)__builtin_popcountll(e0) + (size_t)__builtin_popcountll(e1);
+			continue;
 		}
+		uint8_t rb[128];
+		_mm512_storeu_si512((void *)rb, r0);
+		_mm512_storeu_si512((void *)(rb + 64), r1);
+		size_t hit = block_hits(a, buf, n, q, _mm512_test_epi8_mask(r0, r0), rb, cls, e0, &lines);
+		if (hit == (size_t)-1)
+			hit = block_hits(a, buf, n, q + 64, _mm512_test_epi8_mask(r1, r1), rb + 64, cls, e1, &lines);
+		if (hit != (size_t)-1) {
+			*nl += lines;
+			return hit;
+		}
+	}
+	for (; q + 64 + KG_ATOMS_FP - 1 <= n; q += 64) {
+		__m512i r = VBMI_SETS(buf + q);
+		uint64_t e = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(buf + q)), eol);
 		uint64_t bits = _mm512_test_epi8_mask(r, r);
 		if (bits) {
 			uint8_t rb[64];
 			_mm512_storeu_si512((void *)rb, r);
-			size_t hit = block_hits(a, buf, n, q, bits, rb, cls, nlbits, nl);
-			if (hit != (size_t)-1)
+			size_t hit = block_hits(a, buf, n, q, bits, rb, cls, e, &lines);
+			if (hit != (size_t)-1) {
+				*nl += lines;
 				return hit;
+			}
 		} else {
-			*nl += (size_t)__builtin_popcountll(nlbits);
+			lines += (size_t)__builtin_popcountll(e);
 		}
 	}
+#undef VBMI_SETS
+	*nl += lines;
 	return find_scalar(a, buf, n, q, cls, nl);
 }
 #endif
