@@ -65,7 +65,11 @@ static kg_fact *slot(kg_facts *f, const char *name)
 		x->derived = false;
 		return x;
 	}
-	f->v = kg_realloc(f->v, (f->n + 1) * sizeof *f->v);
+	/* room for 8, then doubled at each power of two: a set grows to
+	 * hundreds of facts per incident, one realloc each was most of the
+	 * diagnosis's page faults */
+	if (f->n == 0 || (f->n >= 8 && !(f->n & (f->n - 1))))
+		f->v = kg_realloc(f->v, (f->n ? 2 * f->n : 8) * sizeof *f->v);
 	kg_fact *x = &f->v[f->n++];
 	memset(x, 0, sizeof *x);
 	x->name = kg_strdup(name);

@@ -158,7 +158,7 @@ char *kg_remedy_instruction(const kg_remedy *r)
 {
 	kg_buf b = {0};
 	const char *text = r->code ? r->code : r->title ? r->title : "";
-	kg_buf_printf(&b, "%.*s", (int)first_sentence(text), text);
+	kg_buf_append(&b, text, first_sentence(text));
 	const char *sep = ": ";
 	for (size_t e = 0; e < r->nenv; e++) {
 		char *kv = kg_asprintf("%s=%s", r->env_names[e], r->env_values[e]);
