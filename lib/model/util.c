@@ -334,6 +334,16 @@ char *kg_utf8_repair(const char *s, size_t n, size_t *out_len)
 	kg_buf b = {0};
 	size_t i = 0, clean = 0; /* s[clean, i) is valid and not yet copied */
 	while (i < n) {
+		/* ASCII eight bytes at a time (most of a report) */
+		while (i + 8 <= n) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (w & UINT64_C(0x8080808080808080))
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
 		if ((unsigned char)s[i] < 0x80) {
 			i++;
 			continue;

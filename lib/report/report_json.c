@@ -551,15 +551,23 @@ cJSON *kg_report_to_json(const kg_report *r)
 static void print_at(const cJSON *item, int depth, FILE *out)
 {
 	static const char tabs[] = "\t\t\t\t\t\t\t\t";
+	size_t nt = (size_t)depth < sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1;
 	char *s = cJSON_Print(item);
+	/* the indented text in one buffer, written once: a write per line
+	 * through the UTF-8-repairing stream was most of the report's cost
+	 * with many incidents (bench/README.md, issue 30) */
+	kg_buf b = {0};
 	for (const char *p = s; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
-		fwrite(p, 1, n, out);
+		kg_buf_append(&b, p, n);
 		if (nl)
-			fwrite(tabs, 1, (size_t)depth < sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1, out);
+			kg_buf_append(&b, tabs, nt);
 		p += n;
 	}
+	if (b.len)
+		fwrite(b.data, 1, b.len, out);
+	kg_buf_free(&b);
 	cJSON_free(s);
 }
 
