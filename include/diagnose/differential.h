@@ -5,7 +5,9 @@
  * with a `strength`); this module weighs them.
  *
  * Prior: per cause, from rules/priors.yaml (how often each cause settles
- * real reports); uniform when no priors were loaded.
+ * real reports); uniform when no priors were loaded. Once an item speaks
+ * for a cause its prior counts at weight 1/2 (its square root): the ratios
+ * below were measured as how often an item's cause is the settled one.
  * Likelihood ratio of an item: decisive ×100, strong ×20, weak ×2.5
  * (strong measured on bench/causes: DIAGNOSIS §9's ×10 left a cause of
  * prior < 0.09 under 0.5 on one strong item that names it 71 % of the time);
@@ -22,8 +24,8 @@
  * Posterior: prior × ratio normalised over every cause not ruled out
  * (softmax of the log-odds). Order: posterior, then the category order of
  * vocab/category.def (most specific first).
- * Level of the first hypothesis: high at p ≥ 0.95 with a decisive item and
- * none against; medium at p ≥ 0.8 with a strong (or decisive) item and no
+ * Level of the first hypothesis: high at p ≥ 0.95 with a decisive item, a
+ * second item of its own at strong or above, and none against; medium at p ≥ 0.8 with a strong (or decisive) item and no
  * rival (the next hypothesis, capacity excepted when refined) with an item
  * as strong; low at p ≥ 0.5; else the incident's cause is NULL
  * (undetermined) and the differential lists what is open. */
