@@ -218,7 +218,11 @@ int kg_parse_parallel_hint(const char *s, size_t n, int64_t *jobs, const char **
 /* ---- markers ------------------------------------------------------------ */
 
 static pattern pat_wsl = {.src = "microsoft-standard-WSL2|/usr/lib/wsl/|\\bWSL2\\b|Windows Subsystem for Linux"};
-static pattern pat_jetson = {.src = "\\bNvMap\\w*|\\bnvmap\\b|\\bTegra\\b|\\bJetson\\b"};
+/* Jetson: its allocator (NvMap), its SoC (Tegra), its name, and the
+ * modules' GPUs as CUDA and ggml name them ("Device 0: NVIDIA Thor",
+ * "Orin (nvgpu)", "AGX Orin") */
+static pattern pat_jetson = {.src = "\\bNvMap\\w*|\\bnvmap\\b|\\bTegra\\b|\\bJetson\\b"
+				     "|\\bNVIDIA\\s+(?:Thor|Orin|Xavier)\\b|\\bOrin\\s+\\(nvgpu\\)|\\bAGX\\s+(?:Thor|Orin|Xavier)\\b"};
 static pattern pat_tf1 = {.src = "totalMemory:\\s*([0-9.]+\\s*[KMGT]i?B)\\s+freeMemory:\\s*([0-9.]+\\s*[KMGT]i?B)"};
 static pattern pat_tf_size = {.src = "deviceMemorySize:\\s*([0-9.]+\\s*[KMGT]i?B)"};
 static pattern pat_tf_device = {.src = "Created\\s+(?:TensorFlow\\s+)?device\\s+\\(?/job:\\S+\\s+with\\s+([0-9]+)\\s+MB\\s+memory"};
@@ -239,7 +243,7 @@ static kg_size size_at(const char *s, size_t a, size_t b)
 
 int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 {
-	static const char *const pre[] = {"wsl", "nvmap", "tegra", "jetson", "memory"};
+	static const char *const pre[] = {"wsl", "nvmap", "tegra", "jetson", "thor", "orin", "xavier", "memory"};
 	if (!has_any(s, n, pre, sizeof pre / sizeof *pre))
 		return 0;
 	size_t at = 0;
@@ -247,7 +251,8 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 	/* each pattern below holds one of these literals (caseless, as the
 	 * patterns are): a line with "memory" alone, most of those that pass
 	 * the prefilter, runs no regex */
-	static const char *const platform_lit[] = {"wsl", "windows subsystem", "nvmap", "tegra", "jetson"};
+	static const char *const platform_lit[] = {"wsl", "windows subsystem", "nvmap", "tegra", "jetson",
+						   "thor", "orin", "xavier"};
 	static const char *const tf_lit[] = {"totalmemory", "devicememorysize"};
 	if (!m->platform && has_any(s, n, platform_lit, sizeof platform_lit / sizeof *platform_lit)) {
 		const char *kind = NULL;
@@ -956,7 +961,9 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		free(prov);
 	}
 	const kg_log_markers *mk = &lf->markers;
-	if (mk->platform && (before <= 0 || mk->platform_line < before)) {
+	/* the platform is the machine's: a line pasted after the error names
+	 * it as well as one before */
+	if (mk->platform && (before <= 0 || mk->platform_line < before + PASTED_AFTER)) {
 		char *prov = kg_asprintf("%s:%ld", path, mk->platform_line);
 		kg_facts_set_str(f, "log.platform", mk->platform, prov);
 		kg_facts_set_str(f, "log.platform.text", mk->platform_text, prov);
