@@ -97,6 +97,37 @@ static void signs(void)
 	kg_facts_free(&f);
 	kg_log_facts_free(&lf);
 
+	/* the platform: Jetson's modules by their GPU's name, counted in the
+	 * lines pasted after the error (dcause-0074: ggml's device line under
+	 * Ollama's refusal), not past PASTED_AFTER */
+	static const struct { const char *line; const char *kind; } plats[] = {
+		{"  Device 0: NVIDIA Thor, compute capability 11.0, VMM: yes", "jetson"},
+		{"Model: NVIDIA Jetson AGX Orin Developer Kit - Jetpack 6.0", "jetson"},
+		{"|   0  Orin (nvgpu)                  N/A  | N/A              N/A |", "jetson"},
+		{"Linux version 5.15.90.1-microsoft-standard-WSL2", "wsl"},
+		{"the author thought more memory would help", NULL},
+		{"Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9", NULL},
+	};
+	for (size_t i = 0; i < sizeof plats / sizeof *plats; i++) {
+		kg_log_markers pm;
+		memset(&pm, 0, sizeof pm);
+		kg_parse_marker(plats[i].line, strlen(plats[i].line), 1, &pm);
+		TAP_OK(plats[i].kind ? pm.platform && !strcmp(pm.platform, plats[i].kind) : !pm.platform,
+		       "\"%s\": %s", plats[i].line, plats[i].kind ? plats[i].kind : "no platform");
+	}
+	for (long at = 40; at <= 80; at += 40) {
+		kg_log_facts_init(&lf);
+		const char *dev = "  Device 0: NVIDIA Thor, compute capability 11.0, VMM: yes";
+		kg_parse_marker(dev, strlen(dev), at, &lf.markers);
+		memset(&f, 0, sizeof f);
+		kg_facts_from_log(&lf, "jetson.log", 1, &f);
+		const kg_fact *pf = kg_facts_get(&f, "log.platform");
+		TAP_OK(at == 40 ? pf && !strcmp(pf->str, "jetson") : !pf,
+		       "a platform line %ld lines after the OOM line %s", at - 1, at == 40 ? "counts" : "does not");
+		kg_facts_free(&f);
+		kg_log_facts_free(&lf);
+	}
+
 	static const struct { const char *line; const char *kind; } words[] = {
 		{"It crashes after 30 epochs with the error below.", "late"},
 		{"the OOM happens at the 12th epoch", "late"},

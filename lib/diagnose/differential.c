@@ -134,8 +134,8 @@ static int cmp_hyp(const void *a, const void *b)
 /* The level of the top hypothesis x (DIAGNOSIS §9): high at p ≥ 0.95 with
  * a decisive item, a second item of its own at strong or above, and none
  * against (one decisive item alone is right about 9 times in 10 on the
- * dev cases: medium, not high); medium at p ≥ 0.8 with a strong item and no rival
- * with evidence as strong (rival_best); low at p ≥ 0.5. */
+ * dev cases: medium, not high); medium at p ≥ 0.8 with a strong item and
+ * no rival with evidence as strong (rival_best); low at p ≥ 0.5. */
 static const char *level(const hyp *x, enum kg_strength rival_best)
 {
 	if (x->h.ruled_out || x->h.p < KG_P_LOW)

@@ -254,7 +254,7 @@ static const kg_fact_info registry[] = {
 	{"log.repeats_before", C, "earlier OOMs of this input with the very same message, raised again (another step or epoch, or far apart; not a copy of this one printed twice)"},
 	{"log.ooms_before", C, "earlier OOMs of this input (any message)"},
 	{"log.notebook", T, "an IPython/Jupyter traceback line (<ipython-input-, Cell In[) at or before the OOM"},
-	{"log.platform", S, "the platform a log line names before the OOM or in the lines pasted after it: wsl (microsoft-standard-WSL2, /usr/lib/wsl/, WSL2) or jetson (NvMap, Tegra, Jetson)"},
+	{"log.platform", S, "the platform a log line names before the OOM or in the lines pasted after it: wsl (microsoft-standard-WSL2, /usr/lib/wsl/, WSL2) or jetson (NvMap, Tegra, Jetson, NVIDIA Thor or Orin)"},
 	{"log.platform.text", S, "that line (at most 159 bytes)"},
 	{"log.tf.total", B, "TensorFlow's device at start-up: totalMemory (1.x) or deviceMemorySize (2.x)"},
 	{"log.tf.free", B, "TensorFlow 1.x's freeMemory at start-up: what was free before this job allocated"},

@@ -219,10 +219,11 @@ int kg_parse_parallel_hint(const char *s, size_t n, int64_t *jobs, const char **
 
 static pattern pat_wsl = {.src = "microsoft-standard-WSL2|/usr/lib/wsl/|\\bWSL2\\b|Windows Subsystem for Linux"};
 /* Jetson: its allocator (NvMap), its SoC (Tegra), its name, and the
- * modules' GPUs as CUDA and ggml name them ("Device 0: NVIDIA Thor",
- * "Orin (nvgpu)", "AGX Orin") */
+ * newer modules' GPUs as CUDA and ggml name them ("Device 0: NVIDIA Thor",
+ * "Orin (nvgpu)", "AGX Orin"); each form holds one of the scanner's
+ * atoms ("NvMap", "Jetson", "jetson", " Thor", " Orin", …) */
 static pattern pat_jetson = {.src = "\\bNvMap\\w*|\\bnvmap\\b|\\bTegra\\b|\\bJetson\\b"
-				     "|\\bNVIDIA\\s+(?:Thor|Orin|Xavier)\\b|\\bOrin\\s+\\(nvgpu\\)|\\bAGX\\s+(?:Thor|Orin|Xavier)\\b"};
+				     "|\\bNVIDIA\\s+(?:Thor|Orin)\\b|\\bOrin\\s+\\(nvgpu\\)|\\bAGX\\s+(?:Thor|Orin)\\b"};
 static pattern pat_tf1 = {.src = "totalMemory:\\s*([0-9.]+\\s*[KMGT]i?B)\\s+freeMemory:\\s*([0-9.]+\\s*[KMGT]i?B)"};
 static pattern pat_tf_size = {.src = "deviceMemorySize:\\s*([0-9.]+\\s*[KMGT]i?B)"};
 static pattern pat_tf_device = {.src = "Created\\s+(?:TensorFlow\\s+)?device\\s+\\(?/job:\\S+\\s+with\\s+([0-9]+)\\s+MB\\s+memory"};
@@ -243,7 +244,7 @@ static kg_size size_at(const char *s, size_t a, size_t b)
 
 int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 {
-	static const char *const pre[] = {"wsl", "nvmap", "tegra", "jetson", "thor", "orin", "xavier", "memory"};
+	static const char *const pre[] = {"wsl", "nvmap", "tegra", "jetson", "thor", "orin", "memory"};
 	if (!has_any(s, n, pre, sizeof pre / sizeof *pre))
 		return 0;
 	size_t at = 0;
@@ -252,7 +253,7 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 	 * patterns are): a line with "memory" alone, most of those that pass
 	 * the prefilter, runs no regex */
 	static const char *const platform_lit[] = {"wsl", "windows subsystem", "nvmap", "tegra", "jetson",
-						   "thor", "orin", "xavier"};
+						   "thor", "orin"};
 	static const char *const tf_lit[] = {"totalmemory", "devicememorysize"};
 	if (!m->platform && has_any(s, n, platform_lit, sizeof platform_lit / sizeof *platform_lit)) {
 		const char *kind = NULL;
@@ -325,7 +326,7 @@ static pattern p_evalw = {.src = "\\bduring\\s+(?:the\\s+)?(?:evaluation|validat
 		"|\\b(?:eval|test)\\s+(?:loop|step)\\b"
 		"|\\bloading\\s+(?:the\\s+)?valid\\s+(?:data\\s*set|data|set)\\b"
 		"|\\bwhen\\s+the\\s+(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"
-		"|\\b(?:valid|validation|evaluation|eval|testing)\\s+(?:is\\s+|was\\s+)?(?:going\\s+to\\s+|about\\s+to\\s+)?(?:start|begin)(?:s|ed|ing)?\\b"};
+		"|\\b(?:valid|validation|evaluation|eval|testing)\\s+(?:is\\s+|was\\s+)?(?:going\\s+to\\s+|about\\s+to\\s+)?start(?:s|ed|ing)?\\b"};
 
 /* Memory that grows, in the reporter's words: "memory leak", "the GPU
  * memory allocation keeps on increasing", "memory grows after each batch",
