@@ -397,7 +397,6 @@ static void open_closed_std_fds(void)
  * more): the first huge page costs a 10-line log 0.5-0.7 ms (12 %) of
  * zeroing it never uses. */
 #define HEAP_PAD (8u << 20)
-#define HUGE_PAGE (2u << 20)
 #define HEAP_HUGE_INPUT (64u << 20)
 static bool large_input(int argc, char **argv)
 {
@@ -420,7 +419,7 @@ static void heap_huge_pages(int argc, char **argv)
 	char *b0 = sbrk(0);
 	void *volatile p = malloc(64); /* volatile: not optimised away */
 	char *end = sbrk(0);
-	uintptr_t lo = ((uintptr_t)b0 + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t lo = ((uintptr_t)b0 + KG_HUGE_PAGE - 1) & ~(uintptr_t)(KG_HUGE_PAGE - 1);
 	if (b0 != (char *)-1 && lo < (uintptr_t)end)
 		(void)madvise((void *)lo, (uintptr_t)end - lo, MADV_HUGEPAGE); /* a hint */
 	free(p);

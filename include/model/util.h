@@ -16,6 +16,11 @@
 /* Sentinel for "not stated": JSON null. Never use 0 for unknown. */
 #define KG_NONE INT64_MIN
 
+/* A transparent huge page on x86-64 and arm64 with 4 KiB pages (bytes):
+ * the unit the read buffer (logscan.c reader_alloc) and the heap (main.c
+ * heap_huge_pages) are advised MADV_HUGEPAGE in. */
+#define KG_HUGE_PAGE (2u << 20)
+
 typedef struct kg_error {
 	char path[1024];   /* the input at fault (display name), or "" when the
 	                      caller knows it; kg_diagnose fills it */

@@ -1349,7 +1349,6 @@ typedef struct reader {
 
 #define BUF_FULL (BUF_CHUNK + HISTORY + KG_MAX_LINE + 64) /* the buffer for a large input */
 #define BUF_SMALL_SLACK ((64u << 10) + 65) /* room past a small file's bytes */
-#define HUGE_PAGE (2u << 20)
 
 /* Gives rd a buffer of cap bytes. The full-size one is mapped in 2 MiB
  * huge pages where the kernel gives them (MADV_HUGEPAGE; transparent huge
@@ -1360,17 +1359,17 @@ static void reader_alloc(reader *rd, size_t cap)
 	rd->cap = cap;
 	rd->mapped = 0;
 #ifdef MADV_HUGEPAGE
-	if (cap >= HUGE_PAGE) {
-		size_t sz = (cap + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-		char *p = mmap(NULL, sz + HUGE_PAGE, PROT_READ | PROT_WRITE,
+	if (cap >= KG_HUGE_PAGE) {
+		size_t sz = (cap + KG_HUGE_PAGE - 1) & ~(size_t)(KG_HUGE_PAGE - 1);
+		char *p = mmap(NULL, sz + KG_HUGE_PAGE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p != MAP_FAILED) {
 			/* align to a huge page, give back the ends */
-			char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+			char *a = (char *)(((uintptr_t)p + KG_HUGE_PAGE - 1) & ~(uintptr_t)(KG_HUGE_PAGE - 1));
 			if (a > p)
 				munmap(p, (size_t)(a - p));
-			if (p + sz + HUGE_PAGE > a + sz)
-				munmap(a + sz, (size_t)(p + sz + HUGE_PAGE - (a + sz)));
+			if (p + sz + KG_HUGE_PAGE > a + sz)
+				munmap(a + sz, (size_t)(p + sz + KG_HUGE_PAGE - (a + sz)));
 			(void)madvise(a, sz, MADV_HUGEPAGE); /* a hint: 4 KiB pages without */
 			rd->buf = a;
 			rd->mapped = sz;

@@ -328,10 +328,8 @@ static const char *const rx_src[NRX] = {
 	 * The raise statement a traceback quotes has {max_model_len}, not a
 	 * number, so only the message matches. */
 	[RX_VLLM_SEQ] =
-		"The\\s+model's\\s+max\\s+seq\\s+len\\s+\\((\\d+)\\)\\s+is\\s+larger\\s+than\\s+the\\s+maximum"
+		"(?:The\\s+model's\\s+max\\s+seq\\s+len\\s+\\((\\d+)\\)\\s+is\\s+larger\\s+than\\s+the\\s+maximum"
 		"\\s+number\\s+of\\s+tokens\\s+that\\s+can\\s+be\\s+stored\\s+in\\s+KV\\s+cache\\s+\\((\\d+)\\)\\.?"
-		"(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing\\s+`?max_model_len`?"
-		"\\s+when\\s+initializing\\s+the\\s+engine\\.)?"
 		/* the V1 engine's wording of the same check (vllm/v1/core/
 		 * kv_cache_utils.py check_enough_kv_cache_memory, 0.7-0.11; before
 		 * 0.8.5 "GB", "KV Cache memory" and "is" "needed" without a space) */
@@ -339,8 +337,10 @@ static const char *const rx_src[NRX] = {
 		"\\s+\\((\\d+)\\),\\s+\\(?([0-9.]+)\\s+Gi?B\\s+KV\\s+cache\\s+is\\s*needed,\\s+which\\s+is\\s+larger"
 		"\\s+than\\s+the\\s+available\\s+KV\\s+[Cc]ache\\s+memory\\s+\\(([0-9.]+)\\s+Gi?B\\)\\.?"
 		"(?:\\s+Based\\s+on\\s+the\\s+available\\s+memory,\\s+the\\s+estimated\\s+maximum\\s+model\\s+length"
-		"\\s+is\\s+\\d+\\.)?(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing"
-		"\\s+`?max_model_len`?\\s+when\\s+initializing\\s+the\\s+engine\\.?)?",
+		"\\s+is\\s+\\d+\\.)?)"
+		/* both wordings' advice */
+		"(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing\\s+`?max_model_len`?"
+		"\\s+when\\s+initializing\\s+the\\s+engine\\.?)?",
 
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
