@@ -75,6 +75,7 @@ RULED_OUT = {
     "host-oom.memory-limit": DEVICE_SIDE,
     "host-oom.killed": DEVICE_SIDE,
     "host-oom.shared-memory": DEVICE_SIDE,
+    "host-oom.shared-memory-refused": DEVICE_SIDE,
 }
 
 # an out-of-memory line in an error's words

@@ -17,7 +17,7 @@ export KGMEM=$bin/kgmem-diagnose KGMEM_RULES_PATH=$root/rules PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 "$KGMEM" --version | head -1
 pack() { tar -czf "$out/gpu.tgz" -C "$root/testdata" gpu 2>/dev/null; }
-for c in ${*:-capacity_batch eval_blowup fragmentation cap_fraction checkpoint_load two_procs leak jax_oom cupy_oom}; do
+for c in ${*:-capacity_batch eval_blowup fragmentation cap_fraction checkpoint_load two_procs leak jax_oom cupy_oom smi_table generate_batch shm_worker}; do
 	s=$(date +%s)
 	timeout 90 sh "$root/bench/gpu/run.sh" "$c"
 	echo "  ($c: $(( $(date +%s) - s )) s)"

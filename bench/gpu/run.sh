@@ -11,7 +11,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 exe=${KGMEM:-$root/build/kgmem-diagnose}
 py=${PYTHON:-python3}
-cases=${*:-eval_blowup fragmentation two_procs leak checkpoint_load capacity_batch cap_fraction jax_oom cupy_oom}
+cases=${*:-eval_blowup fragmentation two_procs leak checkpoint_load capacity_batch cap_fraction jax_oom cupy_oom smi_table generate_batch shm_worker}
 rc=0
 for c in $cases; do
 	out=$root/testdata/gpu/$c

@@ -43,7 +43,7 @@ enum {
 	X("Exceeded max size of memory") X("out of GPU resources") X("requires more system memory") \
 	X("rror 1455") X("paging file is too small") X("Auslagerungsdatei ist zu klein") X("页面文件太小") \
 	X("oom-kill") X("oom_kill event") X("Out Of Memory") X("OOMKilled") X("code 137") X("status 137") \
-	X("Out of host memory") \
+	X("Out of host memory") X("</torch_") \
 	/* the safety net's own (kg_oom_unrecognized): OOM as an error's word; a \
 	 * bare "OOM" would stop on every line that mentions it */ \
 	X("Out of Memory") X("OUT OF MEMORY") X("OOM error") X("OOM Error") \
@@ -75,7 +75,7 @@ enum {
 	/* platform markers (logfacts.h; TensorFlow's start-up lines have \
 	 * "memory"/"Memory" and are read with the readings). The table holds \
 	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */ \
-	X("WSL", A_CTX) X("NvMap", A_CTX) X("Jetson", A_CTX) X("jetson", A_CTX) X(" Thor", A_CTX) X(" Orin", A_CTX) X("Cell In[", A_CTX) \
+	X("WSL", A_CTX) X("NvMap", A_CTX) X("etson", A_CTX) /* Jetson, jetson */ X(" Thor", A_CTX) X(" Orin", A_CTX) X("Cell In[", A_CTX) \
 	/* the batch that ran (kg_parse_batch_hint) */ \
 	X("batch", A_BATCH | A_SIGN) X("Batch", A_BATCH | A_SIGN) X("_bs", A_BATCH | A_SIGN) \
 	X("accum", A_BATCH) X("Accum", A_BATCH) \

@@ -132,7 +132,7 @@ enum rx_id {
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
 	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ,
 	RX_GGML_VK, RX_VK_OOM,
-	RX_PT_OOMERR, RX_IPY_OOM, RX_SHM_BUS, RX_BAR_KILLED, RX_DARKNET, RX_TVM_STORAGE,
+	RX_PT_OOMERR, RX_IPY_OOM, RX_SHM_BUS, RX_SHM_ALLOC, RX_BAR_KILLED, RX_DARKNET, RX_TVM_STORAGE,
 	RX_OPENVINO, RX_OLLAMA, RX_WIN_PAGEFILE, RX_OOM_KILL, RX_SLURM_OOM, RX_SLURM_STATE,
 	RX_K8S_OOM, RX_EXIT_KILL,
 	/* the safety net (kg_oom_unrecognized) */
@@ -396,6 +396,18 @@ static const char *const rx_src[NRX] = {
 	[RX_SHM_BUS] =
 		"(?:ERROR:\\s+)?Unexpected\\s+bus\\s+error\\s+encountered\\s+in\\s+worker\\.?"
 		"(?:\\s+This\\s+might\\s+be\\s+caused\\s+by\\s+insufficient\\s+shared\\s+memory\\s+\\(shm\\)\\.?)?",
+	/* aten/src/ATen/MapAllocator.cpp: a tensor PyTorch shares between
+	 * processes (a DataLoader worker's batch) is a file in /dev/shm named
+	 * /torch_PID_N; when the tmpfs has no room, posix_fallocate fails
+	 * ("unable to allocate shared memory(shm) for file <…>: ERRNO (N)",
+	 * PyTorch 1.10 and later; seen as "Resource temporarily unavailable
+	 * (11)" on PyTorch 2.11, testdata/gpu/shm-worker.log) or, before
+	 * fallocate, the write or ftruncate does ("unable to write to file
+	 * <…>", "unable to stretch file <…> to the right size") */
+	[RX_SHM_ALLOC] =
+		"unable\\s+to\\s+(?:allocate\\s+shared\\s+memory\\s*\\(shm\\)\\s+for|write\\s+to|stretch)"
+		"\\s+file\\s+</torch_[^>\\s]*>(?:\\s+to\\s+the\\s+right\\s+size)?"
+		"(?::[ \\t]*[^\\n(]*\\(\\d+\\))?",
 	/* "killed" after a loading or tqdm progress line: the shell's report of
 	 * a child killed while it loaded (bash "Killed" right after a bar is
 	 * RX_KILLED), or the reporter's copy of it ("Loading checkpoint shards:
@@ -1887,6 +1899,7 @@ static const grammar grammars[] = {
 	{RX_SHELL_KILLED, {"killed"}, g_shell_killed},
 	{RX_SHM_WORKER, {"killed by signal"}, g_shm_worker},
 	{RX_SHM_BUS, {"Unexpected bus error"}, g_shm_worker},
+	{RX_SHM_ALLOC, {"</torch_"}, g_shm_worker},
 	{RX_BAD_ALLOC, {"bad_alloc"}, g_bad_alloc},
 	{RX_TF_OOM, {"OOM when allocating"}, g_tf_oom},
 	{RX_TF_BFC, {"ran out of memory"}, g_tf_bfc},

@@ -52,6 +52,11 @@ OOM_MESSAGES = (
     # of shared memory), which the binary reads as host-oom incidents
     "std::bad_alloc",
     "is killed by signal: Bus error",
+    # /dev/shm with no room for a worker's batch (ATen's MapAllocator:
+    # fallocate, or before PyTorch 1.10 the write or ftruncate)
+    "unable to allocate shared memory(shm) for file </torch_",
+    "unable to write to file </torch_",
+    "unable to stretch file </torch_",
     # the runtime's words in other spellings (issue 31): c10's driver API
     # check, ROCm, vLLM's cuMem allocator, a blank before the colon,
     # CTranslate2's CUDA_CHECK, TVM's CUDA_CALL (TVMError is a
