@@ -27,7 +27,7 @@
  * Level of the first hypothesis: high at p ≥ 0.95 with a decisive item, a
  * second item of its own at strong or above, and none against; medium at p ≥ 0.8 with a strong (or decisive) item and no
  * rival (the next hypothesis, capacity excepted when refined) with an item
- * as strong; low at p ≥ 0.5; else the incident's cause is NULL
+ * as strong and none against it at strong or above; low at p ≥ 0.5; else the incident's cause is NULL
  * (undetermined) and the differential lists what is open. */
 #ifndef KG_DIFFERENTIAL_H
 #define KG_DIFFERENTIAL_H

@@ -135,7 +135,8 @@ static int cmp_hyp(const void *a, const void *b)
  * a decisive item, a second item of its own at strong or above, and none
  * against (one decisive item alone is right about 9 times in 10 on the
  * dev cases: medium, not high); medium at p ≥ 0.8 with a strong item and
- * no rival with evidence as strong (rival_best); low at p ≥ 0.5. */
+ * no rival with evidence as strong (rival_best: none where the rival has
+ * an item against it at strong or above); low at p ≥ 0.5. */
 static const char *level(const hyp *x, enum kg_strength rival_best)
 {
 	if (x->h.ruled_out || x->h.p < KG_P_LOW)
@@ -277,11 +278,15 @@ void kg_differential_build(kg_incident *inc, const double *prior)
 	if (n)
 		qsort(v, n, sizeof *v, cmp_hyp);
 	/* the top's rival: the next hypothesis that is neither ruled out
-	 * nor capacity explained by the top */
+	 * nor capacity explained by the top. A rival with an item against it
+	 * at strong or above is contradicted as strongly as it is supported
+	 * (an evaluation phase read from the log beside "the failure is in
+	 * host memory, which eval-blowup does not explain"): it does not
+	 * hold the top back from medium; its odds already lost the ÷10. */
 	enum kg_strength rival = KG_STRENGTH_NONE;
 	for (size_t k = 1; k < n; k++)
 		if (!v[k].h.ruled_out && !v[k].absorbed) {
-			rival = v[k].best;
+			rival = v[k].worst >= KG_STRENGTH_STRONG ? KG_STRENGTH_NONE : v[k].best;
 			break;
 		}
 	inc->differential = kg_malloc((n ? n : 1) * sizeof *inc->differential);
