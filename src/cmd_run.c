@@ -1030,12 +1030,13 @@ int kg_cmd_run(int argc, char **argv)
 	if (!oom && !report)
 		goto out_ev;
 
-	/* the diagnosis: the captured output (unless CMD printed nothing, as
-	 * after a host OOM kill), then any snapshot */
+	/* the diagnosis: the captured output (unless CMD printed nothing;
+	 * after a host OOM kill even then: the kill is its incident), then
+	 * any snapshot */
 	const char **paths = kg_malloc((1 + nsnaps) * sizeof *paths);
 	size_t npaths = 0;
 	struct stat cst;
-	if (stat(cap_path, &cst) == 0 && cst.st_size > 0)
+	if (stat(cap_path, &cst) == 0 && (cst.st_size > 0 || host_oom))
 		paths[npaths++] = cap_path;
 	for (size_t i = 0; i < nsnaps; i++)
 		paths[npaths++] = snaps[i].read_as;

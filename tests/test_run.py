@@ -441,6 +441,12 @@ if cg:
         check(b"host out of memory" in r.stderr and b"OOM killer fired 1 time" in r.stderr
               and b"diagnosis:" not in r.stderr,
               "… and the diagnosis on stderr says the kernel's OOM killer fired", r.stderr[-600:])
+        incs = d.get("incidents", [])
+        check(len(incs) == 1 and incs[0]["family"] == "oom_killer" and incs[0]["cause"] == "host-oom"
+              and "host-oom.run-cgroup-kill" in [f["rule"] for f in incs[0]["findings"]]
+              and "oom_kill 0 -> 1" in incs[0]["message"] and b"no out-of-memory incident" not in r.stderr,
+              "… the kill is the report's incident (no OOM line in the output): host-oom from the cgroup's count",
+              [(i.get("family"), i.get("cause"), i.get("message")) for i in incs])
     except subprocess.SubprocessError:
         if cg:  # a time-out, not a refusal
             check(False, "a real host OOM kill: the wrapper did not finish within 120 s")
@@ -452,7 +458,7 @@ if cg:
             except OSError:
                 time.sleep(0.1)
 if not cg:
-    for what in ("a real host OOM kill", "… its diagnosis"):
+    for what in ("a real host OOM kill", "… its diagnosis", "… its incident"):
         n += 1
         print("ok %d - %s # SKIP %s" % (n, what, why))
 

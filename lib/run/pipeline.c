@@ -25,6 +25,7 @@
 #include "report/svg.h"
 #include "model/util.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,6 +399,83 @@ static void snapshot_incidents(run *R)
 	rep->incidents_cap = rep->nincidents;
 }
 
+/* A host OOM that left no message: during `kgmem-diagnose run` the
+ * kernel's OOM killer ended a process in the job's memory cgroup (its
+ * memory.events oom_kill grew, Documentation/admin-guide/cgroup-v2.rst)
+ * and the output holds no OOM line, because SIGKILL leaves the program no
+ * word to say (a real one: testdata/gpu/host-kill.log). The kill is the
+ * incident, on the log, as a scheduler's "oom-kill event" line would be;
+ * host-oom.run-cgroup-kill reads the count. Without it the report held
+ * no incident, --fail-on passed it, and the text said "no out-of-memory
+ * incident" under a "host out of memory" heading. */
+/* The last line with text in the file at path (its last \r-redraw, at
+ * most out_n - 1 bytes), into out; "" when there is none or it cannot
+ * be read. Reads the last 4 KiB only. */
+static void last_line(const char *path, char *out, size_t out_n)
+{
+	out[0] = 0;
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return;
+	char buf[4096];
+	size_t n = 0;
+	if (fseek(fp, 0, SEEK_END) == 0) {
+		long end = ftell(fp);
+		if (end > (long)sizeof buf)
+			fseek(fp, end - (long)sizeof buf, SEEK_SET);
+		else
+			rewind(fp);
+		n = fread(buf, 1, sizeof buf, fp);
+	}
+	fclose(fp);
+	while (n && strchr("\n\r \t", buf[n - 1]))
+		n--;
+	size_t b = n;
+	while (b && buf[b - 1] != '\n' && buf[b - 1] != '\r')
+		b--;
+	size_t len = n - b < out_n - 1 ? n - b : out_n - 1;
+	memcpy(out, buf + b, len);
+	out[len] = 0;
+}
+
+static void run_incident(run *R)
+{
+	const kg_run_info *ri = R->opt->run;
+	kg_report *rep = R->rep;
+	if (rep->nincidents || !ri || ri->oom_kill_before < 0 || ri->oom_kill_after <= ri->oom_kill_before)
+		return;
+	const char *path = "<output>";
+	for (size_t i = 0; i < rep->ninputs; i++)
+		if (!strcmp(rep->inputs[i].kind, kg_kind_name(KG_KIND_LOG))) {
+			path = rep->inputs[i].path;
+			break;
+		}
+	const char *sig = ri->signal ? kg_signal_name(ri->signal) : NULL;
+	/* where the output stopped: a loading bar says the job was loading */
+	char last[256];
+	last_line(path, last, sizeof last);
+	kg_incident inc;
+	kg_incident_init(&inc);
+	inc.family = KG_FAMILY_WORD(OOM_KILLER);
+	inc.device_type = KG_DEVICE_WORD(CPU);
+	inc.path = kg_strdup(path);
+	inc.message = kg_asprintf("run: the kernel's OOM killer ended %lld process%s in the job's memory cgroup "
+				  "(memory.events oom_kill %lld -> %lld)%s%s%s%s",
+				  (long long)(ri->oom_kill_after - ri->oom_kill_before),
+				  ri->oom_kill_after - ri->oom_kill_before == 1 ? "" : "es",
+				  (long long)ri->oom_kill_before, (long long)ri->oom_kill_after,
+				  sig ? "; the command ended by " : "", sig ? sig : "",
+				  last[0] ? "; its output's last line: " : "", last);
+	inc.status = kg_strdup("cgroup oom_kill");
+	rep->incidents = kg_realloc(rep->incidents, (rep->nincidents + 1) * sizeof *rep->incidents);
+	inc.id = (int)rep->nincidents + 1;
+	rep->incidents[rep->nincidents++] = inc;
+	rep->incidents_cap = rep->nincidents;
+	/* it is the first log's (run has one): its facts, the whole log's */
+	for (size_t k = 1; k <= R->nlogs; k++)
+		R->logs_first[k] = rep->nincidents;
+}
+
 static int apply_rules(run *R, kg_error *err, bool *usage)
 {
 	const kg_options *opt = R->opt;
@@ -430,13 +508,16 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		bool from_log = li < R->nlogs && i >= R->logs_first[li] && i < R->logs_first[li + 1];
 		kg_facts f = {0};
 		kg_facts_from_incident(inc, inc->path, &f);
+		/* an incident with no line (run_incident: the log stopped) has
+		 * the whole log before it */
+		long before = inc->line > 0 ? inc->line : LONG_MAX;
 		if (from_log)
-			kg_facts_from_log(&R->lfs[li], inc->path, inc->line, &f);
+			kg_facts_from_log(&R->lfs[li], inc->path, before, &f);
 		kg_facts_merge(&f, &cf);
 		/* the batch the log printed is the one that ran: it wins over
 		 * the config file's, which a patch may have changed since */
 		if (from_log)
-			kg_facts_settings_from_log(&R->lfs[li], inc->path, inc->line, &f);
+			kg_facts_settings_from_log(&R->lfs[li], inc->path, before, &f);
 		/* what `run` read at the OOM (NVML, the cgroup) */
 		kg_facts_from_run(opt->run, inc, &f);
 		/* --set before the calculators (their inputs) and again after
@@ -722,6 +803,7 @@ enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_opt
 			FAIL(KG_STATUS_INPUT, failed);
 	}
 	snapshot_incidents(&R);
+	run_incident(&R);
 	first_failed_rank(rep, R.nlogs);
 	/* no --config: a config the log names, if it is there (DESIGN §2) */
 	if (R.nconfigs == 0 && rep->echoed_config && rep->nincidents) {
