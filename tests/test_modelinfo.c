@@ -242,6 +242,16 @@ static void precision_mode_split(void)
 	read_text("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)", 0, &f);
 	TAP_EQ_STR(str(&f, "model.optimizer"), "SGD", "SGD named");
 	kg_facts_free(&f);
+	/* the reporter's words and the optimizer name training */
+	read_text("I'm doing full fine-tuning of meta-llama/Llama-2-7b-hf in bf16 on one RTX 3090", 0, &f);
+	TAP_EQ_STR(str(&f, "model.mode"), "train", "\"full fine-tuning\": training");
+	kg_facts_free(&f);
+	read_text("optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)", 0, &f);
+	TAP_EQ_STR(str(&f, "model.mode"), "train", "torch.optim.AdamW: training");
+	kg_facts_free(&f);
+	read_text("I fine-tuned llama-2-7b last week; now model.generate(ids) runs out of memory", 0, &f);
+	TAP_EQ_STR(str(&f, "model.mode"), "infer", "\"fine-tuned\" is a model tuned before: generate( is inference");
+	kg_facts_free(&f);
 }
 
 static void gpus_and_host(void)

@@ -362,10 +362,14 @@ static void patterns(void)
 	re_gguf = kg_regex_new_lazy(
 		"(?<![a-z0-9])(i?q[1-8]_(?:k(?:_[sml]|_xl)?|[01]|xxs|xs|s|m|nl)|[fb]f?16)(?![a-z0-9])", I);
 	re_mlc = kg_regex_new_lazy("(?<![a-z0-9])q([348])f(16|32)(?:_[0-9])?(?![a-z0-9])", I);
+	/* training: a trainer, backward or an optimizer step, a training
+	 * script, the reporter's "fine-tuning"/"fine-tune" (not "fine-tuned":
+	 * a model tuned before the run that failed), or Adam named (an
+	 * optimizer exists only where a model trains) */
 	re_train = kg_regex_new_lazy(
 		"--do[_-]train\\b|\\bdo_train\\s*[=:]\\s*true|trainer\\b|\\btrainer\\.train\\(|\\.backward\\(|"
 		"\\boptimizer\\.step\\(|\\b\\w*(?:train|finetune|fine_tune|sft)\\w*\\.py\\b|"
-		"(?<![a-z])finetun(?:e|ing)(?![a-z])", I);
+		"(?<![a-z])fine[- ]?tun(?:e|es|ing)(?![a-z])|(?<![a-z])adamw?(?![a-z])", I);
 	re_infer = kg_regex_new_lazy(
 		"\\bgenerate(?:\\.py\\b|\\()|\\bpipeline\\(|\\bLLM\\(|\\bvllm\\b|\\bollama\\b|llama\\.cpp|"
 		"\\bllama-(?:server|cli)\\b|\\bllama_(?:model_load|new_context|kv_cache|init)|\\btxt2img\\b|"
@@ -686,7 +690,8 @@ static int mode_and_setup(const char *s, size_t n, long line, kg_model_signs *m)
 	kg_match mt;
 	/* not vocabulary: log text */
 	static const char *const train_w[] = {"train", /* not vocabulary */
-					      "optimizer.step", "finetun", "fine_tune", "sft", ".backward("};
+					      "optimizer.step", "finetun", "fine_tune", "fine-tun", "fine tun",
+					      "sft", ".backward(", "adam"};
 	if (has_any(train_w, sizeof train_w / sizeof *train_w) && kg_regex_match(re_train, s, n, 0, &mt)) {
 		if (!m->mode || strcmp(m->mode, KG_MODE_WORD(TRAIN))) {
 			m->mode = KG_MODE_WORD(TRAIN);
