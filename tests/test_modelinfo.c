@@ -249,6 +249,9 @@ static void precision_mode_split(void)
 	read_text("optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)", 0, &f);
 	TAP_EQ_STR(str(&f, "model.mode"), "train", "torch.optim.AdamW: training");
 	kg_facts_free(&f);
+	read_text("$ whisper interview.mp3 --model large-v2 --language en", 0, &f);
+	TAP_EQ_STR(str(&f, "model.mode"), "infer", "the whisper CLI on an audio file: transcription");
+	kg_facts_free(&f);
 	read_text("I fine-tuned llama-2-7b last week; now model.generate(ids) runs out of memory", 0, &f);
 	TAP_EQ_STR(str(&f, "model.mode"), "infer", "\"fine-tuned\" is a model tuned before: generate( is inference");
 	kg_facts_free(&f);

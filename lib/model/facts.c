@@ -301,7 +301,7 @@ static const kg_fact_info registry[] = {
 	{"model.precision", S, "the narrowest weights' precision the input names (fp16, bf16, 8-bit, 4-bit, AWQ, GGUF Q4_K_M, MLC q4f16_1)"},
 	{"model.precision.bytes", C, "its bytes per parameter (fp16 2, 8-bit 1, 4-bit 0.5, Q4_K 0.5625: 4.5 bits)"},
 	{"model.optimizer", S, "an optimizer that changes the state per parameter: \"8-bit Adam\" (adamw_8bit, Adam8bit) or \"SGD\""},
-	{"model.mode", S, "train (--do_train, Trainer, train.py, .backward(), fine-tuning, Adam named …) or infer (generate, pipeline(, vLLM LLM(, Ollama, llama.cpp, inference, transcribe …); train wins"},
+	{"model.mode", S, "train (--do_train, Trainer, train.py, .backward(), fine-tuning, Adam named …) or infer (generate, pipeline(, vLLM LLM(, Ollama, llama.cpp, inference, transcribe, the whisper CLI on an audio file …); train wins"},
 	{"model.engine", S, "the inference engine named: vllm, ollama, llama.cpp, ctranslate2, mlc"},
 	{"model.adapters", S, "adapters named (LoRA, QLoRA, PEFT, adapter): only they train"},
 	{"model.split", S, "what spreads the model over devices or the host, as named: device_map=auto, tensor_parallel_size ≥ 2, DeepSpeed, ZeRO, FSDP, model parallel with size ≥ 2, offload"},

@@ -374,7 +374,8 @@ static void patterns(void)
 		"\\bgenerate(?:\\.py\\b|\\()|\\bpipeline\\(|\\bLLM\\(|\\bvllm\\b|\\bollama\\b|llama\\.cpp|"
 		"\\bllama-(?:server|cli)\\b|\\bllama_(?:model_load|new_context|kv_cache|init)|\\btxt2img\\b|"
 		"\\binfer(?:ence)?\\b|\\binfer\\w*\\.(?:py|sh)\\b|\\btranscribe\\b|--do[_-]predict\\b|"
-		"\\bmlc_chat|faster[-_]whisper|ctranslate2", I);
+		"\\bmlc_chat|faster[-_]whisper|ctranslate2|"
+		"\\bwhisper\\s+\\S+\\.(?:mp3|wav|m4a|flac|ogg|opus|mp4|mkv|webm)\\b", I);
 	re_adapters = kg_regex_new_lazy("(?<![a-z0-9])(q?lora|peft|adapters?|p-tuning|prefix[-_]tuning)(?![a-z])", I);
 	re_split = kg_regex_new_lazy(
 		"(device_map)\\s*[=:]\\s*[\"']?(auto|balanced(?:_low_0)?|sequential)|"
