@@ -302,9 +302,14 @@ static const char *const rx_src[NRX] = {
 	/* MXNet src/storage/pooled_storage_manager.h */
 	[RX_MXNET] = "cudaMalloc\\s+(retry\\s+)?failed:\\s+out\\s+of\\s+memory",
 	/* the runtime's own error names: cudaGetErrorName / hipGetErrorName
-	 * (CuPy's CUDARuntimeError, ROCm builds of PyTorch, HIP programs) */
+	 * (CuPy's CUDARuntimeError, ROCm builds of PyTorch, HIP programs).
+	 * Not PyTorch's pointer under its own "CUDA error: out of memory"
+	 * (c10/cuda/CUDAException.cpp, PyTorch 2.9 and later: "Search for
+	 * `cudaErrorMemoryAllocation' in https://docs.nvidia.com/… for more
+	 * information."), which is the same error again (seen on PyTorch
+	 * 2.11: testdata/gpu/context-full.log) */
 	[RX_ERRNAME] =
-		"\\b(?:(cudaErrorMemoryAllocation)|(hipErrorOutOfMemory))\\b'?(?:\\s*[(:,]\\s*(?:\\d+\\)\\s*)?out\\s+of\\s+memory\\)?)?",
+		"(?<!Search for `)(?<!Search for )\\b(?:(cudaErrorMemoryAllocation)|(hipErrorOutOfMemory))\\b'?(?:\\s*[(:,]\\s*(?:\\d+\\)\\s*)?out\\s+of\\s+memory\\)?)?",
 	/* Level Zero and SYCL Unified Runtime (Intel GPUs: PyTorch XPU, IPEX,
 	 * oneAPI programs): "Native API returns: -N (UR_RESULT_ERROR_…)" */
 	[RX_L0] = "\\b(?:UR_RESULT|ZE_RESULT)_ERROR_OUT_OF_DEVICE_MEMORY\\b\\)?",
