@@ -399,15 +399,6 @@ static void snapshot_incidents(run *R)
 	rep->incidents_cap = rep->nincidents;
 }
 
-/* A host OOM that left no message: during `kgmem-diagnose run` the
- * kernel's OOM killer ended a process in the job's memory cgroup (its
- * memory.events oom_kill grew, Documentation/admin-guide/cgroup-v2.rst)
- * and the output holds no OOM line, because SIGKILL leaves the program no
- * word to say (a real one: testdata/gpu/host-kill.log). The kill is the
- * incident, on the log, as a scheduler's "oom-kill event" line would be;
- * host-oom.run-cgroup-kill reads the count. Without it the report held
- * no incident, --fail-on passed it, and the text said "no out-of-memory
- * incident" under a "host out of memory" heading. */
 /* The last line with text in the file at path (its last \r-redraw, at
  * most out_n - 1 bytes), into out; "" when there is none or it cannot
  * be read. Reads the last 4 KiB only. */
@@ -438,6 +429,15 @@ static void last_line(const char *path, char *out, size_t out_n)
 	out[len] = 0;
 }
 
+/* A host OOM that left no message: during `kgmem-diagnose run` the
+ * kernel's OOM killer ended a process in the job's memory cgroup (its
+ * memory.events oom_kill grew, Documentation/admin-guide/cgroup-v2.rst)
+ * and the output holds no OOM line, because SIGKILL leaves the program no
+ * word to say (a real one: testdata/gpu/host-kill.log). The kill is the
+ * incident, on the log, as a scheduler's "oom-kill event" line would be;
+ * host-oom.run-cgroup-kill reads the count. Without it the report held
+ * no incident, --fail-on passed it, and the text said "no out-of-memory
+ * incident" under a "host out of memory" heading. */
 static void run_incident(run *R)
 {
 	const kg_run_info *ri = R->opt->run;
