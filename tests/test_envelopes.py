@@ -167,5 +167,47 @@ with tempfile.TemporaryDirectory() as tmp:
         "srun --label with long, over-long, CRLF and bare lines: the incidents of the rewritten text",
         json.dumps({"want": want, "got": got}))
 
+# A log with srun labels alone is read as it is and the scanner strips each
+# label (logscan.c strip_line), not decoded first: the incidents must be
+# those of the decoder's rewrite (`[rank<task>]: <text>`, one trailing '\r'
+# dropped), also for a traceback whose lines start with a tab or blanks
+# after the label, lines with an escape sequence before the label (no
+# label then), a NUL after it and unlabelled lines among labelled ones.
+import re
+LABEL = re.compile(r"^ {0,8}([0-9]{1,6}):( |$)")
+
+
+def decoded(line):
+    m = LABEL.match(line)
+    if not m:
+        return line
+    rest = line[m.end():]
+    if rest.endswith("\r"):
+        rest = rest[:-1]
+    return "[rank%d]: %s" % (int(m.group(1)), rest)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    for name in ["seed-001-rotate-eval.log", "real-pt1-0007-vscode-frames.log", "seed-003-backward.log"]:
+        with open(os.path.join(logdir, name), encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.read().split("\n")
+        labelled = []
+        for i, l in enumerate(lines):
+            r = (i * 7) % 12
+            form = ["%d: %s", "%d: \t%s", " %d: %s\r", "%d: %s", "\x1b[0m%d: %s", "%d: \x00%s", "%d:  %s"][i % 7]
+            labelled.append(l if i % 11 == 5 else form % (r, l))
+        plain = [decoded(l) for l in labelled]
+        a, b = os.path.join(tmp, name + ".labelled"), os.path.join(tmp, name + ".plain")
+        with open(a, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("\n".join(labelled))
+        with open(b, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("\n".join(plain))
+        got, d = incidents(a)
+        want, _ = incidents(b)
+        tap(got is not None and want is not None and len(want) >= 1 and got == want
+            and any("srun --label" in x for x in d["notes"]),
+            f"{name} with srun labels read as it is: the incidents of the decoded text",
+            json.dumps({"want": want, "got": got})[:3000])
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -3,6 +3,7 @@
  * markers (context.c). Inputs are lines as real logs print them. */
 #include "read/atoms.h"
 #include "read/context.h"
+#include "read/envelope.h"
 #include "read/oom.h"
 #include "read/logscan.h"
 #include "tap.h"
@@ -21,6 +22,28 @@ static void strip_case(const char *in, const char *want, long long want_rank)
 	buf[n] = '\0';
 	TAP_EQ_STR(buf, want, "strip: %s", in);
 	TAP_EQ_I64(rank == KG_NONE ? -1 : rank, want_rank, "rank of: %s", in);
+}
+
+/* A line of an srun --label log read as it is strips to what the envelope
+ * decoder's rewrite of it strips to (kg_envelope_decode_line, the oracle). */
+static void label_case(const char *in)
+{
+	char a[1024], b[1100];
+	size_t n = strlen(in);
+	memcpy(a, in, n + 1);
+	int64_t ra = KG_NONE, rb = KG_NONE;
+	size_t na = kg_strip_noise_labeled(a, n, &ra);
+	kg_buf dec = {0};
+	/* a line without a label passes the decoder as it is */
+	if (!kg_envelope_decode_line(KG_ENV_SLURM, in, n, &dec))
+		kg_buf_append(&dec, in, n);
+	size_t nb = dec.len && dec.data[dec.len - 1] == '\n' ? dec.len - 1 : dec.len;
+	memcpy(b, dec.data ? dec.data : "", nb);
+	b[nb] = '\0';
+	kg_buf_free(&dec);
+	nb = kg_strip_noise(b, nb, &rb);
+	TAP_OK(na == nb && !memcmp(a, b, na), "labeled strip as decoded: [%s] -> [%s], want [%s]", in, a, b);
+	TAP_EQ_I64(ra == KG_NONE ? -1 : ra, rb == KG_NONE ? -1 : rb, "labeled rank as decoded: %s", in);
 }
 
 static void frame_case(const char *line, const char *file, long lineno, const char *fn)
@@ -46,6 +69,20 @@ int main(int argc, char **argv)
 {
 	kg_error err = {0};
 	TAP_OK(kg_context_init(&err) == 0, "context patterns compile: %s", err.msg);
+
+	/* srun --label lines (the scanner strips the label itself) */
+	label_case("3: torch.OutOfMemoryError: x");
+	label_case("12:   File \"train.py\", line 5, in <module>");
+	label_case("12: \t  x = model(batch)");
+	label_case("  7: RuntimeError: CUDA out of memory.\r");
+	label_case("0: 2024-11-20 14:37:16 [rank3]: torch.OutOfMemoryError: x");
+	label_case("4: \x1b[31mERROR\x1b[0m: out of memory");
+	label_case("\x1b[0m4: not a label after an escape");
+	label_case("5: \x01\x02 \x00text after a NUL");
+	label_case("6:");
+	label_case("6: ");
+	label_case("1234567: seven digits is no label");
+	label_case("plain line: no label");
 
 	/* noise prefixes seen in real logs */
 	strip_case("2026-07-30T03:36:29.7354318Z torch.OutOfMemoryError: CUDA", "torch.OutOfMemoryError: CUDA", -1);

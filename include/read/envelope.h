@@ -17,7 +17,9 @@
  *     `P` (partial) pieces of a line are joined to its `F` piece.
  *   - journalctl -o short-iso / short-iso-precise / short:
  *     `<time> <host> <ident>[<pid>]: <text>`.
- *   - Slurm `srun --label`: `<task>: <text>` becomes `[rank<task>]: <text>`.
+ *   - Slurm `srun --label`: `<task>: <text>` becomes `[rank<task>]: <text>`
+ *     (beside another envelope; a log with labels alone is read as it is
+ *     and the scanner strips them, kg_envelope_slurm_label).
  *   - UTF-16 LE or BE with a byte order mark: transcoded to UTF-8 first
  *     (unpaired surrogates become U+FFFD).
  *   - Terminal output hard-wrapped at W columns (a log copied from a
@@ -96,6 +98,13 @@ void kg_envelope_free(kg_envelope *env);
 /* After kg_envelope_read returned 0 (end of one file), lets it read the
  * next file of the same log (kg_scan_logs). */
 void kg_envelope_next_input(kg_envelope *env);
+
+/* srun(1) --label's prefix, `[spaces]<task>: ` (task: at most 6 digits),
+ * at the start of s[0..n): returns the offset of the text after it and
+ * sets *task, or returns 0 when s does not start with one. The scanner
+ * reads an srun --label log straight from its source and strips the
+ * label itself (logscan.c), without decoding it through the envelope. */
+size_t kg_envelope_slurm_label(const char *s, size_t n, long *task);
 
 /* Human name of a mask for notes, e.g. "Docker json-file / JSON Lines". */
 const char *kg_envelope_name(unsigned mask);

@@ -42,6 +42,15 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, struct kg_log_fa
  * left alone. */
 size_t kg_strip_noise(char *line, size_t n, int64_t *rank);
 
+/* kg_strip_noise for a line of a log of Slurm `srun --label` lines alone,
+ * which the scanner reads as it is (not through the envelope decoder): a
+ * leading label `[spaces]<task>: ` (kg_envelope_slurm_label) comes off
+ * with one trailing '\r' and sets *rank to the task; the result, length
+ * and rank are those of kg_strip_noise on the decoder's rewrite of the
+ * line (envelope.c: `[rank<task>]: <text>`). A line without a label is
+ * stripped as kg_strip_noise strips it. */
+size_t kg_strip_noise_labeled(char *line, size_t n, int64_t *rank);
+
 struct kg_atoms;
 /* The scanner's literal prefilter: a line in which none of these atoms
  * occurs is never parsed. Every trigger literal of kg_oom_candidate() must

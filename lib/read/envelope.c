@@ -182,6 +182,11 @@ static size_t slurm_prefix(const char *s, size_t n, long *task)
 	return s[i] == ' ' ? i + 1 : 0;
 }
 
+size_t kg_envelope_slurm_label(const char *s, size_t n, long *task)
+{
+	return slurm_prefix(s, n, task);
+}
+
 /* `[rank<task>]: ` for a task number of at most 6 digits (slurm_prefix),
  * written at d without a NUL; returns its length (at most
  * RANK_PREFIX_MAX). The same bytes as snprintf's "[rank%ld]: ", without

@@ -49,6 +49,7 @@ struct reader;
 typedef struct scanner {
 	kg_report *rep;
 	kg_envelope *env;        /* the input's envelope decoder, or NULL */
+	bool labels;             /* srun --label lines read as they are (strip_line) */
 	kg_log_facts *lf;        /* readings and parallelism hints, or NULL */
 	struct reader *rd;       /* the buffer, for lazy context */
 	size_t cur_off;          /* offset in it of the line being processed */
@@ -392,19 +393,40 @@ static size_t rank_after_prefix(const char *s, size_t n, int64_t *rank)
 	return i < n && s[i] == ' ' ? i + 1 : i;
 }
 
-size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
+/* kg_strip_noise, and with `labels` (an srun --label log read as it is,
+ * not through the envelope) first the line's srun label `<task>: `: the
+ * same text and rank as the envelope's decoding of the line to
+ * `[rank<task>]: <text>` (envelope.c slurm_put: the label and one
+ * trailing '\r' dropped) followed by kg_strip_noise (one_prefix's
+ * `[rankN]: ` rule: the text's own indentation kept when it starts with
+ * a blank, leading blanks and tabs skipped when it starts with a tab). */
+static size_t strip_line(char *line, size_t n, int64_t *rank, bool labels)
 {
-	n = strip_ansi(line, n);
+	int iter = 0;
 	size_t off = 0;
-	/* a crash or copytruncate hole: the text after a run of NULs is the
-	 * line the writer went on with */
-	while (off < n && line[off] == '\0')
-		off++;
-	for (int iter = 0; iter < 8 && off < n; iter++) {
-		size_t k = one_prefix(line + off, n - off, rank);
-		if (k == 0)
+	long task;
+	size_t k = labels ? kg_envelope_slurm_label(line, n, &task) : 0;
+	if (k) {
+		if (n > k && line[n - 1] == '\r')
+			n--;
+		memmove(line, line + k, n - k);
+		n = strip_ansi(line, n - k);
+		*rank = task;
+		if (n && line[0] == '\t')
+			off = skip_sp(line, n, 0);
+		iter = 1;
+	} else {
+		n = strip_ansi(line, n);
+		/* a crash or copytruncate hole: the text after a run of NULs
+		 * is the line the writer went on with */
+		while (off < n && line[off] == '\0')
+			off++;
+	}
+	for (; iter < 8 && off < n; iter++) {
+		size_t m = one_prefix(line + off, n - off, rank);
+		if (m == 0)
 			break;
-		off += k;
+		off += m;
 	}
 	if (*rank == KG_NONE && n - off > 8)
 		off += rank_after_prefix(line + off, n - off, rank);
@@ -414,6 +436,16 @@ size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
 	}
 	line[n] = '\0';
 	return n;
+}
+
+size_t kg_strip_noise(char *line, size_t n, int64_t *rank)
+{
+	return strip_line(line, n, rank, false);
+}
+
+size_t kg_strip_noise_labeled(char *line, size_t n, int64_t *rank)
+{
+	return strip_line(line, n, rank, true);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -864,8 +896,13 @@ static void line_time(scanner *sc, long lineno, char *t)
 	if (!s)
 		return;
 	size_t i = 0;
-	if (n > 8 && !memcmp(s, "[rank", 5)) {
-		/* after a rank label (srun --label, decoded by envelope.c) */
+	long task;
+	if (sc->labels) {
+		/* after an srun --label label, read as it is (strip_line) */
+		i = kg_envelope_slurm_label(s, n, &task);
+	} else if (n > 8 && !memcmp(s, "[rank", 5)) {
+		/* after a rank label (torchrun's, or srun --label decoded by
+		 * envelope.c) */
 		const char *e = memchr(s, ']', n < 16 ? n : 16);
 		i = e && (size_t)(e - s) + 2 < n && e[1] == ':' ? (size_t)(e - s) + 2 + (e[2] == ' ') : 0;
 	}
@@ -878,7 +915,7 @@ static void line_time(scanner *sc, long lineno, char *t)
 	}
 }
 
-static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_incident *inc);
+static void resolve_progress(struct reader *rd, bool labels, size_t off, long lineno, kg_incident *inc);
 
 static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *win)
 {
@@ -886,7 +923,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 	kg_incident inc;
 	kg_incident_init(&inc);
 	if (sc->rd)
-		resolve_progress(sc->rd, sc->cur_off, L->lineno, &inc);
+		resolve_progress(sc->rd, sc->labels, sc->cur_off, L->lineno, &inc);
 	inc.kind = o->kind ? o->kind : "oom";
 	inc.header = o->header;
 	inc.family = o->family;
@@ -1062,7 +1099,7 @@ static void summary_start(scanner *sc, const char *s, size_t n, long line)
 			size_t m = pl < sizeof tmp ? pl : sizeof tmp - 1;
 			memcpy(tmp, p, m);
 			int64_t r = KG_NONE;
-			m = kg_strip_noise(tmp, m, &r);
+			m = strip_line(tmp, m, &r, sc->labels);
 			size_t ind = 0;
 			while (ind < m && (tmp[ind] == ' ' || tmp[ind] == '\t'))
 				ind++;
@@ -1325,7 +1362,7 @@ static void load_line(scanner *sc, size_t idx, const char *p, size_t n, long lin
 	}
 	kg_buf_append(&L->text, p, n);
 	L->rank = KG_NONE;
-	L->text.len = kg_strip_noise(L->text.data, L->text.len, &L->rank);
+	L->text.len = strip_line(L->text.data, L->text.len, &L->rank, sc->labels);
 	L->lineno = lineno;
 	L->truncated = truncated;
 }
@@ -1502,7 +1539,7 @@ static void resolve_counters(scanner *sc, reader *rd)
 			n = cap; /* kg_strip_noise writes a NUL after the line */
 			memcpy(tmp, p, n);
 			int64_t r = KG_NONE;
-			n = kg_strip_noise(tmp, n, &r);
+			n = strip_line(tmp, n, &r, sc->labels);
 			int64_t st = KG_NONE, ep = KG_NONE;
 			kg_ctx_counters(tmp, n, &st, &ep);
 			if (!have_step && st != KG_NONE)
@@ -1541,7 +1578,7 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
 		size_t n = e - b < sizeof tmp - 1 ? e - b : sizeof tmp - 1;
 		memcpy(tmp, rd->buf + b, n);
 		int64_t r = KG_NONE;
-		n = kg_strip_noise(tmp, n, &r);
+		n = strip_line(tmp, n, &r, sc->labels);
 		const char *ph = kg_ctx_phase_marker(tmp, n);
 		if (ph) {
 			sc->log_phase = ph;
@@ -1564,7 +1601,7 @@ static void resolve_phase(scanner *sc, reader *rd, size_t off, long lineno)
  * PROGRESS_LOOKBACK lines before the one starting at `off` (line
  * `lineno`), within the kept history, into inc->progress_*. A line of tqdm
  * redraws is read at its last \r segment. Runs once per incident. */
-static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_incident *inc)
+static void resolve_progress(struct reader *rd, bool labels, size_t off, long lineno, kg_incident *inc)
 {
 	char tmp[2048];
 	size_t n;
@@ -1586,7 +1623,7 @@ static void resolve_progress(struct reader *rd, size_t off, long lineno, kg_inci
 			continue;
 		memcpy(tmp, p, n);
 		int64_t r = KG_NONE;
-		n = kg_strip_noise(tmp, n, &r);
+		n = strip_line(tmp, n, &r, labels);
 		int64_t d, t;
 		const char *kind;
 		if (kg_ctx_progress(tmp, n, &d, &t, &kind)) {
@@ -1733,14 +1770,14 @@ static size_t quiet_end(const scanner *sc, const reader *rd, size_t limit)
 /* Whether a raw line belongs to a Python traceback's body: indented (a
  * frame or its code), the header, or a chained exception's joint, after
  * the noise a logger or launcher puts in front. */
-static bool traceback_body(const char *p, size_t n)
+static bool traceback_body(const char *p, size_t n, bool labels)
 {
 	char tmp[256];
 	if (n > sizeof tmp - 1)
 		n = sizeof tmp - 1;
 	memcpy(tmp, p, n);
 	int64_t r = KG_NONE;
-	size_t m = kg_strip_noise(tmp, n, &r);
+	size_t m = strip_line(tmp, n, &r, labels);
 	if (m && (tmp[0] == ' ' || tmp[0] == '\t'))
 		return true;
 	return (m >= 9 && !memcmp(tmp, "Traceback", 9)) || (m >= 6 && !memcmp(tmp, "During", 6)) ||
@@ -1767,7 +1804,7 @@ static void enter_near(scanner *sc, reader *rd, size_t ls, size_t le, long linen
 	while (r > tb_lo) {
 		size_t len;
 		const char *p = prev_line(rd, r, &len);
-		if (!p || (size_t)(p - rd->buf) < tb_lo || !traceback_body(p, len))
+		if (!p || (size_t)(p - rd->buf) < tb_lo || !traceback_body(p, len, sc->labels))
 			break;
 		r = (size_t)(p - rd->buf);
 	}
@@ -2068,7 +2105,11 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf
 	/* envelopes (container, shipper, scheduler) are decided once per input
 	 * from its head, so the loop below is the same for plain text */
 	unsigned env_mask = kg_envelope_sniff(src);
-	kg_envelope *env = env_mask ? kg_envelope_new(env_mask) : NULL;
+	/* srun --label alone is read as it is: strip_line drops each line's
+	 * label where the envelope would rewrite it to `[rankN]: `, so the
+	 * bytes are not copied line by line on their way in (issue 30) */
+	sc.labels = env_mask == KG_ENV_SLURM;
+	kg_envelope *env = env_mask && !sc.labels ? kg_envelope_new(env_mask) : NULL;
 	sc.env = env;
 	scan_input in = {.srcs = srcs, .nsrc = nsrc, .env = env,
 			 .nul_watch = memchr(src->head, 0, src->headlen) != NULL};
@@ -2156,7 +2197,7 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf
 		kg_report_note(rep, "%s:%ld: %zu line%s longer than %u bytes; only the first %u bytes of each were matched",
 			       sc.name, sc.first_truncated, sc.truncated_lines,
 			       sc.truncated_lines == 1 ? "" : "s", KG_MAX_LINE, KG_MAX_LINE);
-	if (env)
+	if (env_mask)
 		kg_report_note(rep, "%s: read as %s", sc.name, kg_envelope_name(env_mask));
 	if (in.nul_watch && !in.saw_text && rc == 0)
 		kg_report_note(rep, "%s: only NUL bytes (a crash or copytruncate hole): no log text", sc.name);
