@@ -489,31 +489,57 @@ static size_t find_avx2(const kg_atoms *a, const char *buf, size_t n, size_t fro
  * test for "no candidate", with the newline count in a register: written
  * as a loop over the fingerprint's positions, GCC kept the tables on the
  * stack and looped over them for every vector (twice the time). */
-__attribute__((target("avx512f,avx512bw,avx512vbmi,popcnt")))
-static size_t find_vbmi(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
-{
-	const __m512i t00 = _mm512_loadu_si512((const void *)a->byte[0]);
-	const __m512i t01 = _mm512_loadu_si512((const void *)(a->byte[0] + 64));
-	const __m512i t10 = _mm512_loadu_si512((const void *)a->byte[1]);
-	const __m512i t11 = _mm512_loadu_si512((const void *)(a->byte[1] + 64));
-	const __m512i t20 = _mm512_loadu_si512((const void *)a->byte[2]);
-	const __m512i t21 = _mm512_loadu_si512((const void *)(a->byte[2] + 64));
-	const __m512i eol = _mm512_set1_epi8('\n');
-	/* the bucket sets of the fingerprints starting at p[0..64) */
+#define VBMI_TABLES(a) \
+	const __m512i t00 = _mm512_loadu_si512((const void *)(a)->byte[0]); \
+	const __m512i t01 = _mm512_loadu_si512((const void *)((a)->byte[0] + 64)); \
+	const __m512i t10 = _mm512_loadu_si512((const void *)(a)->byte[1]); \
+	const __m512i t11 = _mm512_loadu_si512((const void *)((a)->byte[1] + 64)); \
+	const __m512i t20 = _mm512_loadu_si512((const void *)(a)->byte[2]); \
+	const __m512i t21 = _mm512_loadu_si512((const void *)((a)->byte[2] + 64))
+/* the bucket sets of the fingerprints starting at p[0..64) */
 #define VBMI_SETS(p) _mm512_and_si512(_mm512_and_si512( \
 		_mm512_permutex2var_epi8(t00, _mm512_loadu_si512((const void *)(p)), t01), \
 		_mm512_permutex2var_epi8(t10, _mm512_loadu_si512((const void *)((p) + 1)), t11)), \
 		_mm512_permutex2var_epi8(t20, _mm512_loadu_si512((const void *)((p) + 2)), t21))
+
+/* The quiet stretch: from q, 128 bytes a step, the first block with a
+ * candidate, or where fewer than a block's bytes are left; *lines counts
+ * the newlines of the blocks passed. A function of its own, with no call
+ * in it, so the six tables stay in registers: with the verification
+ * (block_hits, a call) in the same loop, every zmm register is the
+ * callee's to clobber and GCC reloaded the tables from the stack for
+ * every block. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi,popcnt"), noinline))
+static size_t vbmi_quiet(const kg_atoms *a, const char *buf, size_t n, size_t q, size_t *lines)
+{
+	VBMI_TABLES(a);
+	const __m512i eol = _mm512_set1_epi8('\n');
+	size_t nls = 0;
+	for (; q + 128 + KG_ATOMS_FP - 1 <= n; q += 128) {
+		__m512i any = _mm512_or_si512(VBMI_SETS(buf + q), VBMI_SETS(buf + q + 64));
+		if (__builtin_expect(_mm512_test_epi8_mask(any, any) != 0, 0))
+			break;
+		nls += (size_t)__builtin_popcountll(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(buf + q)), eol)) +
+		       (size_t)__builtin_popcountll(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(buf + q + 64)), eol));
+	}
+	*lines += nls;
+	return q;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi,popcnt")))
+static size_t find_vbmi(const kg_atoms *a, const char *buf, size_t n, size_t from, uint32_t *cls, size_t *nl)
+{
+	VBMI_TABLES(a);
+	const __m512i eol = _mm512_set1_epi8('\n');
 	size_t q = from, lines = 0;
 	for (; q + 128 + KG_ATOMS_FP - 1 <= n; q += 128) {
+		q = vbmi_quiet(a, buf, n, q, &lines);
+		if (q + 128 + KG_ATOMS_FP - 1 > n)
+			break;
+		/* the block with a candidate, again */
 		__m512i r0 = VBMI_SETS(buf + q), r1 = VBMI_SETS(buf + q + 64);
 		uint64_t e0 = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(buf + q)), eol);
 		uint64_t e1 = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(buf + q + 64)), eol);
-		__m512i any = _mm512_or_si512(r0, r1);
-		if (__builtin_expect(!_mm512_test_epi8_mask(any, any), 1)) {
-			lines += (size_t)__builtin_popcountll(e0) + (size_t)__builtin_popcountll(e1);
-			continue;
-		}
 		uint8_t rb[128];
 		_mm512_storeu_si512((void *)rb, r0);
 		_mm512_storeu_si512((void *)(rb + 64), r1);
@@ -541,10 +567,11 @@ static size_t find_vbmi(const kg_atoms *a, const char *buf, size_t n, size_t fro
 			lines += (size_t)__builtin_popcountll(e);
 		}
 	}
-#undef VBMI_SETS
 	*nl += lines;
 	return find_scalar(a, buf, n, q, cls, nl);
 }
+#undef VBMI_SETS
+#undef VBMI_TABLES
 #endif
 
 #if defined(KG_ATOMS_NEON)
