@@ -1949,8 +1949,11 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 		size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
 		const char *e = line_end(rd, ls, rd->len);
 		size_t le = (size_t)(e - rd->buf);
-		if (!full) {
-			cls = 0;
+		{
+			/* inside a traceback, a root-cause block or a summary
+			 * table every line is read for those (and for an OOM);
+			 * the other readers only where their atoms are */
+			cls = full ? (uint32_t)(A_OOM | A_TB | A_CTX) : 0;
 			for (size_t scan = ls; scan < le;) {
 				uint32_t c2;
 				size_t h2 = kg_atoms_find(atoms, rd->buf, le, scan, &c2);
