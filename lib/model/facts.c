@@ -182,7 +182,7 @@ static const kg_fact_info registry[] = {
 	{"oom.reserved", B, "memory reserved by PyTorch's caching allocator (1.x stated; 2.x allocated + reserved_unallocated)"},
 	{"oom.reserved_unallocated", B, "reserved by PyTorch but unallocated (2.x stated; 1.x reserved − allocated; 1.0–1.3 \"cached\")"},
 	{"oom.process_in_use", B, "memory this process has in use, non-PyTorch included"},
-	{"oom.allowed", B, "\"X allowed\": cap from set_per_process_memory_fraction, or MPS max allowed"},
+	{"oom.allowed", B, "\"X allowed\": cap from set_per_process_memory_fraction, MPS max allowed, or the share vLLM's start-up check wanted free (gpu_memory_utilization × total)"},
 	{"oom.private_pools", B, "memory allocated in private pools (CUDA graphs)"},
 	{"oom.other_allocations", B, "MPS \"other allocations\""},
 	{"oom.other_processes.count", C, "processes other than this one listed as using the device"},

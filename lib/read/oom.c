@@ -130,7 +130,7 @@ enum rx_id {
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
-	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ,
+	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START,
 	RX_GGML_VK, RX_VK_OOM,
 	RX_PT_OOMERR, RX_IPY_OOM, RX_SHM_BUS, RX_SHM_ALLOC, RX_BAR_KILLED, RX_DARKNET, RX_TVM_STORAGE,
 	RX_OPENVINO, RX_OLLAMA, RX_WIN_PAGEFILE, RX_OOM_KILL, RX_SLURM_OOM, RX_SLURM_STATE,
@@ -346,6 +346,19 @@ static const char *const rx_src[NRX] = {
 		/* both wordings' advice */
 		"(?:\\s+Try\\s+increasing\\s+`?gpu_memory_utilization`?\\s+or\\s+decreasing\\s+`?max_model_len`?"
 		"\\s+when\\s+initializing\\s+the\\s+engine\\.?)?",
+
+	/* vLLM V1 (vllm/v1/worker/gpu_worker.py init_device, 0.9-; the check
+	 * moved to vllm/v1/worker/utils.py request_memory later): at start-up,
+	 * before the model is loaded, the device must have
+	 * gpu_memory_utilization × its memory free: "Free memory on device
+	 * [cuda:N] (F/T GiB) on startup is less than desired GPU memory
+	 * utilization (U, R GiB)." (F 1, T 2, their unit 3, U 4, R 5, its unit 6) */
+	[RX_VLLM_START] =
+		"Free\\s+memory\\s+on\\s+device(?:\\s+[\\w:]+)?\\s+\\(([0-9]+(?:\\.[0-9]+)?)/([0-9]+(?:\\.[0-9]+)?)\\s*(GiB|GB)\\)"
+		"\\s+on\\s+startup\\s+is\\s+less\\s+than\\s+desired\\s+GPU\\s+memory\\s+utilization\\s+"
+		"\\(([0-9]+(?:\\.[0-9]+)?),\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(GiB|GB)\\)\\.?"
+		"(?:\\s+Decrease\\s+GPU\\s+memory\\s+utilization\\s+or\\s+reduce\\s+GPU\\s+memory\\s+used\\s+by"
+		"\\s+other\\s+processes\\.?)?",
 
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
@@ -1755,6 +1768,35 @@ static bool g_vllm_kv(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+/* A size from capture g (a number) in the unit of capture u ("GiB": vLLM
+ * prints binary units as "GiB", so "GB" there means the same), or not
+ * known. */
+static kg_size cap_size_unit(const ctx *c, const match *m, int g, int u)
+{
+	if (!set(m, g) || !set(m, u))
+		return kg_size_none();
+	char tmp[48];
+	size_t nl = m->v[2 * g + 1] - m->v[2 * g];
+	if (nl > 30)
+		return kg_size_none();
+	snprintf(tmp, sizeof tmp, "%.*s GiB", (int)nl, c->s + m->v[2 * g]);
+	kg_size z;
+	return kg_size_parse_str(tmp, &z) < 0 ? kg_size_none() : z;
+}
+
+/* vLLM's start-up check: the device's free memory (F of T) short of the
+ * share the engine may use (U × T = R), which is its cap (mem.allowed,
+ * as PyTorch's "X allowed"): nothing was allocated, so no request. */
+static bool g_vllm_start(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(VLLM), NULL);
+	o->mem.free = cap_size_unit(c, h, 1, 3);
+	o->mem.total_capacity = cap_size_unit(c, h, 2, 3);
+	o->mem.allowed = cap_size_unit(c, h, 5, 6);
+	return done(o, h, mend(h));
+}
+
 /* ---- issue 31: wordings found unread in the dev cases, the scheduler
  * and the kernel ------------------------------------------------------ */
 
@@ -1943,6 +1985,7 @@ static const grammar grammars[] = {
 	{RX_GGML_VK, {"Device memory allocation"}, g_ggml_vk},
 	{RX_VK_OOM, {"ErrorOutOfDeviceMemory"}, g_vk_oom},
 	{RX_VLLM_SEQ, {"stored in KV cache", "KV cache is"}, g_vllm_kv},
+	{RX_VLLM_START, {"Free memory on device"}, g_vllm_start},
 	{RX_DARKNET, {"algo for convolution"}, g_darknet},
 	{RX_TVM_STORAGE, {"storage allocation failure"}, g_tvm_storage},
 	{RX_OPENVINO, {"Exceeded max size of memory", "out of GPU resources"}, g_openvino},
