@@ -352,9 +352,10 @@ static const char *const rx_src[NRX] = {
 	 * before the model is loaded, the device must have
 	 * gpu_memory_utilization × its memory free: "Free memory on device
 	 * [cuda:N] (F/T GiB) on startup is less than desired GPU memory
-	 * utilization (U, R GiB)." (F 1, T 2, their unit 3, U 4, R 5, its unit 6) */
+	 * utilization (U, R GiB)." (the device 1, its index 2, F 3, T 4, their
+	 * unit 5, U 6, R 7, its unit 8) */
 	[RX_VLLM_START] =
-		"Free\\s+memory\\s+on\\s+device(?:\\s+[\\w:]+)?\\s+\\(([0-9]+(?:\\.[0-9]+)?)/([0-9]+(?:\\.[0-9]+)?)\\s*(GiB|GB)\\)"
+		"Free\\s+memory\\s+on\\s+device(?:\\s+(\\w+)(?::(\\d+))?)?\\s+\\(([0-9]+(?:\\.[0-9]+)?)/([0-9]+(?:\\.[0-9]+)?)\\s*(GiB|GB)\\)"
 		"\\s+on\\s+startup\\s+is\\s+less\\s+than\\s+desired\\s+GPU\\s+memory\\s+utilization\\s+"
 		"\\(([0-9]+(?:\\.[0-9]+)?),\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(GiB|GB)\\)\\.?"
 		"(?:\\s+Decrease\\s+GPU\\s+memory\\s+utilization\\s+or\\s+reduce\\s+GPU\\s+memory\\s+used\\s+by"
@@ -1790,10 +1791,12 @@ static kg_size cap_size_unit(const ctx *c, const match *m, int g, int u)
 static bool g_vllm_start(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
-	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(VLLM), NULL);
-	o->mem.free = cap_size_unit(c, h, 1, 3);
-	o->mem.total_capacity = cap_size_unit(c, h, 2, 3);
-	o->mem.allowed = cap_size_unit(c, h, 5, 6);
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(VLLM),
+	      cap_is(c, h, 1, "cuda") ? KG_DEVICE_WORD(CUDA) : cap_is(c, h, 1, "xpu") ? KG_DEVICE_WORD(XPU) : NULL);
+	o->device_index = cap_int(c, h, 2);
+	o->mem.free = cap_size_unit(c, h, 3, 5);
+	o->mem.total_capacity = cap_size_unit(c, h, 4, 5);
+	o->mem.allowed = cap_size_unit(c, h, 7, 8);
 	return done(o, h, mend(h));
 }
 
