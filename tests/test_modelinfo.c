@@ -122,6 +122,13 @@ static void names(void)
 	TAP_EQ_STR(str(&f, "model.engine"), "vllm", "LLM(: vLLM");
 	kg_facts_free(&f);
 
+	/* sgl-project/sglang#4330: SGLang's server named on its command line */
+	read_text("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+		  "--speculative-algorithm EAGLE --mem-fraction-static 0.84", 0, &f);
+	TAP_EQ_STR(str(&f, "model.engine"), "sglang", "sglang.launch_server: SGLang");
+	TAP_EQ_STR(str(&f, "model.mode"), "infer", "SGLang's server runs a model, it does not train one");
+	kg_facts_free(&f);
+
 	/* "the 70B model" in prose; and sizes that are not models */
 	read_text("I try to run the 70B model on a single card", 0, &f);
 	TAP_OK(num(&f, "model.params") == 70e9, "the 70B model");

@@ -108,7 +108,7 @@ void kg_facts_derive(kg_facts *facts);
  * read here, so a new one is one more test in this function; the first
  * that holds decides:
  *   serve  the message is an inference engine's (framework vllm, ggml,
- *          ollama, ctranslate2, tvm, openvino, onnxruntime: oom.c's
+ *          ollama, ctranslate2, tvm, openvino, onnxruntime, sglang: oom.c's
  *          wordings), or an engine's package is in the frames' files
  *          (vllm/, llama_cpp/, ctranslate2/, faster_whisper/, …);
  *   load   the process was killed while loading (family oom_killer, the

@@ -1040,7 +1040,7 @@ const char *kg_facts_job_mode(const kg_facts *f, const char **why)
 	if (str_is(fw, KG_FRAMEWORK_WORD(VLLM)) || str_is(fw, KG_FRAMEWORK_WORD(GGML)) ||
 	    str_is(fw, KG_FRAMEWORK_WORD(OLLAMA)) || str_is(fw, KG_FRAMEWORK_WORD(CTRANSLATE2)) ||
 	    str_is(fw, KG_FRAMEWORK_WORD(TVM)) || str_is(fw, KG_FRAMEWORK_WORD(OPENVINO)) ||
-	    str_is(fw, KG_FRAMEWORK_WORD(ONNXRUNTIME))) {
+	    str_is(fw, KG_FRAMEWORK_WORD(ONNXRUNTIME)) || str_is(fw, KG_FRAMEWORK_WORD(SGLANG))) {
 		*why = "the inference engine that printed the message";
 		return KG_MODE_WORD(SERVE);
 	}

@@ -371,7 +371,7 @@ static void patterns(void)
 		"\\boptimizer\\.step\\(|\\b\\w*(?:train|finetune|fine_tune|sft)\\w*\\.py\\b|"
 		"(?<![a-z])fine[- ]?tun(?:e|es|ing)(?![a-z])|(?<![a-z])adamw?(?![a-z])", I);
 	re_infer = kg_regex_new_lazy(
-		"\\bgenerate(?:\\.py\\b|\\()|\\bpipeline\\(|\\bLLM\\(|\\bvllm\\b|\\bollama\\b|llama\\.cpp|"
+		"\\bgenerate(?:\\.py\\b|\\()|\\bpipeline\\(|\\bLLM\\(|\\bvllm\\b|\\bsglang\\b|\\bollama\\b|llama\\.cpp|"
 		"\\bllama-(?:server|cli)\\b|\\bllama_(?:model_load|new_context|kv_cache|init)|\\btxt2img\\b|"
 		"\\binfer(?:ence)?\\b|\\binfer\\w*\\.(?:py|sh)\\b|\\btranscribe\\b|--do[_-]predict\\b|"
 		"\\bmlc_chat|faster[-_]whisper|ctranslate2|"
@@ -671,7 +671,8 @@ static const char *engine_of(const char *t, size_t n, int *prio)
 	/* engine: a word of its own, or NULL for the framework's word fw */
 	static const struct { const char *w; const char *engine; int fw; int prio; } e[] = {
 		{"ollama", "ollama", -1, 5}, {"vllm", NULL, KG_FRAMEWORK_VLLM, 4}, /* not vocabulary */
-		{"llm(", NULL, KG_FRAMEWORK_VLLM, 4}, {"llama", "llama.cpp", -1, 3},
+		{"llm(", NULL, KG_FRAMEWORK_VLLM, 4}, {"sglang", NULL, KG_FRAMEWORK_SGLANG, 4},
+		{"llama", "llama.cpp", -1, 3},
 		{"whisper", NULL, KG_FRAMEWORK_CTRANSLATE2, 2},
 		{"ctranslate2", NULL, KG_FRAMEWORK_CTRANSLATE2, 2}, /* not vocabulary: log text */
 		{"mlc_chat", "mlc", -1, 2},
@@ -700,7 +701,7 @@ static int mode_and_setup(const char *s, size_t n, long line, kg_model_signs *m)
 		}
 		got = 1;
 	}
-	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "llama", "txt2img",
+	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "sglang", "llama", "txt2img",
 					      "infer", "transcribe", "predict", "mlc_chat", "whisper",
 					      "ctranslate2"}; /* not vocabulary: log text */
 	size_t at = 0;

@@ -130,7 +130,7 @@ enum rx_id {
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
-	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START,
+	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START, RX_SGLANG_KV,
 	RX_GGML_VK, RX_VK_OOM,
 	RX_PT_OOMERR, RX_IPY_OOM, RX_SHM_BUS, RX_SHM_ALLOC, RX_BAR_KILLED, RX_DARKNET, RX_TVM_STORAGE,
 	RX_OPENVINO, RX_OLLAMA, RX_WIN_PAGEFILE, RX_OOM_KILL, RX_SLURM_OOM, RX_SLURM_STATE,
@@ -360,6 +360,14 @@ static const char *const rx_src[NRX] = {
 		"\\(([0-9]+(?:\\.[0-9]+)?),\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(GiB|GB)\\)\\.?"
 		"(?:\\s+Decrease\\s+GPU\\s+memory\\s+utilization\\s+or\\s+reduce\\s+GPU\\s+memory\\s+used\\s+by"
 		"\\s+other\\s+processes\\.?)?",
+
+	/* SGLang (python/sglang/srt/model_executor/model_runner.py, later
+	 * pool_configurator.py MemoryPoolConfig): after the weights, the share
+	 * mem_fraction_static keeps for weights and KV cache holds no token of
+	 * KV cache; newer versions add the value (1) */
+	[RX_SGLANG_KV] =
+		"Not\\s+enough\\s+memory\\.\\s+Please\\s+try\\s+to\\s+increase\\s+--mem-fraction-static\\.?"
+		"(?:\\s+Current\\s+value:\\s+mem_fraction_static=([0-9]+(?:\\.[0-9]+)?))?",
 
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
@@ -1800,6 +1808,13 @@ static bool g_vllm_start(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+static bool g_sglang_kv(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(SGLANG), NULL);
+	return done(o, h, mend(h));
+}
+
 /* ---- issue 31: wordings found unread in the dev cases, the scheduler
  * and the kernel ------------------------------------------------------ */
 
@@ -1989,6 +2004,7 @@ static const grammar grammars[] = {
 	{RX_VK_OOM, {"ErrorOutOfDeviceMemory"}, g_vk_oom},
 	{RX_VLLM_SEQ, {"stored in KV cache", "KV cache is"}, g_vllm_kv},
 	{RX_VLLM_START, {"Free memory on device"}, g_vllm_start},
+	{RX_SGLANG_KV, {"mem-fraction-static"}, g_sglang_kv},
 	{RX_DARKNET, {"algo for convolution"}, g_darknet},
 	{RX_TVM_STORAGE, {"storage allocation failure"}, g_tvm_storage},
 	{RX_OPENVINO, {"Exceeded max size of memory", "out of GPU resources"}, g_openvino},
