@@ -132,6 +132,16 @@ int main(int argc, char **argv)
 	/* phases from frames */
 	TAP_EQ_STR(phase_of("_eval_one_dim", "runner/trainer.py", NULL), "eval", "_eval_one_dim is eval");
 	TAP_EQ_STR(phase_of("train_and_evaluate", "main.py", NULL), NULL, "train_and_evaluate is not eval");
+	/* MNeMoNiCuZ/joy-caption-batch#26: transformers' quantizer checks its
+	 * set-up in from_pretrained; a check is not an evaluation pass */
+	TAP_EQ_STR(phase_of("validate_environment", "site-packages/transformers/quantizers/quantizer_bnb_4bit.py",
+			    "raise ValueError("), NULL, "validate_environment is not eval");
+	TAP_EQ_STR(phase_of("from_pretrained", "site-packages/transformers/modeling_utils.py",
+			    "hf_quantizer.validate_environment(device_map=device_map)"), "model-load",
+		   "a call of validate_environment in from_pretrained: model loading, not eval");
+	TAP_EQ_STR(phase_of("_validate_args", "cli.py", NULL), NULL, "_validate_args is not eval");
+	TAP_EQ_STR(phase_of("main", "train.py", "valid_stats = self.validate(valid_iter)"), "eval",
+		   "a call of validate( is still eval");
 	TAP_EQ_STR(phase_of("train_loop", "meta_template.py", "loss.backward()"), "backward", "loss.backward() is backward");
 	TAP_EQ_STR(phase_of("_engine_run_backward", "torch/autograd/graph.py", NULL), "backward", "_engine_run_backward");
 	TAP_EQ_STR(phase_of("step", "/x/torch/optim/adam.py", NULL), "optimizer", "optimizer step");

@@ -226,8 +226,9 @@ static bool contains(const char *s, const char *needle)
  * '_'-separated tokens is in the list (`valid_stats = self.validate(it)`,
  * `preds = model.predict_step(x)`): the call the exception came out of, when
  * the frames below it are cut from the paste. Only names right before a '('
- * count, so a variable named `val_loss` does not. */
-static bool calls_token(const char *code, const char *const *tokens)
+ * count, so a variable named `val_loss` does not; nor does a name that
+ * also has a token of `except` (NULL: none). */
+static bool calls_token(const char *code, const char *const *tokens, const char *const *except)
 {
 	if (!code)
 		return false;
@@ -243,7 +244,7 @@ static bool calls_token(const char *code, const char *const *tokens)
 		char name[64];
 		memcpy(name, b, (size_t)(e - b));
 		name[e - b] = '\0';
-		if (has_token(name, tokens))
+		if (has_token(name, tokens) && !(except && has_token(name, except)))
 			return true;
 	}
 	return false;
@@ -266,6 +267,13 @@ static int frame_phase(const kg_frame *f)
 		"inference", "infer", "generate", "generation", "score", "scoring",
 		"rank", "ranking", NULL};
 	static const char *const train_tokens[] = {"train", "training", "fit", NULL}; /* not vocabulary */
+	/* what a check of arguments or set-up validates or tests
+	 * (transformers' quantizer validate_environment, validate_args,
+	 * _validate_config, test_inputs): not an evaluation pass */
+	static const char *const check_tokens[] = {
+		"environment", "env", "args", "arguments", "kwargs", "config", "configs", "input", "inputs",
+		"params", "parameters", "options", "settings", "schema", "dtype", "dtypes", "device",
+		"devices", "version", "versions", "shape", "shapes", NULL}; /* not vocabulary */
 	static const char *const ckpt_fns[] = {
 		"save", "save_checkpoint", "_save_checkpoint", "save_model", "save_pretrained",
 		"_save", "state_dict", "full_state_dict", "consolidate_state_dict",
@@ -283,7 +291,8 @@ static int frame_phase(const kg_frame *f)
 		return P_CHECKPOINT;
 	/* torch's own frames named "test"/"score" are not the user's eval loop */
 	bool torch_internal = contains(file, "/torch/") || contains(file, "\\torch\\");
-	if (!torch_internal && has_token(fn, eval_tokens) && !has_token(fn, train_tokens))
+	if (!torch_internal && has_token(fn, eval_tokens) && !has_token(fn, train_tokens) &&
+	    !has_token(fn, check_tokens))
 		return P_EVAL;
 	/* the evaluation method a frame's code calls (the paste may stop at
 	 * the caller); "val", "test", "rank" and "score" are too common in
@@ -291,7 +300,7 @@ static int frame_phase(const kg_frame *f)
 	static const char *const eval_calls[] = {
 		"evaluate", "evaluation", "validate", "validation", "predict", "inference",
 		"generate", NULL};
-	if (!torch_internal && calls_token(code, eval_calls) && !calls_token(code, train_tokens))
+	if (!torch_internal && calls_token(code, eval_calls, check_tokens) && !calls_token(code, train_tokens, NULL))
 		return P_EVAL;
 	if ((strcmp(fn, "step") == 0 && (contains(file, "optim") || contains(code, "step("))) ||
 	    contains(code, "optimizer.step(") || contains(code, "scaler.step(") ||
