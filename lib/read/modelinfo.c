@@ -671,7 +671,8 @@ static const char *engine_of(const char *t, size_t n, int *prio)
 	/* engine: a word of its own, or NULL for the framework's word fw */
 	static const struct { const char *w; const char *engine; int fw; int prio; } e[] = {
 		{"ollama", "ollama", -1, 5}, {"vllm", NULL, KG_FRAMEWORK_VLLM, 4}, /* not vocabulary */
-		{"llm(", NULL, KG_FRAMEWORK_VLLM, 4}, {"sglang", NULL, KG_FRAMEWORK_SGLANG, 4},
+		{"llm(", NULL, KG_FRAMEWORK_VLLM, 4},
+		{"sglang", NULL, KG_FRAMEWORK_SGLANG, 4}, /* not vocabulary: log text */
 		{"llama", "llama.cpp", -1, 3},
 		{"whisper", NULL, KG_FRAMEWORK_CTRANSLATE2, 2},
 		{"ctranslate2", NULL, KG_FRAMEWORK_CTRANSLATE2, 2}, /* not vocabulary: log text */
@@ -701,9 +702,10 @@ static int mode_and_setup(const char *s, size_t n, long line, kg_model_signs *m)
 		}
 		got = 1;
 	}
-	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "sglang", "llama", "txt2img",
+	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "llama", "txt2img",
 					      "infer", "transcribe", "predict", "mlc_chat", "whisper",
-					      "ctranslate2"}; /* not vocabulary: log text */
+					      "ctranslate2", /* not vocabulary: log text */
+					      "sglang"}; /* not vocabulary: log text */
 	size_t at = 0;
 	while (has_any(infer_w, sizeof infer_w / sizeof *infer_w) &&
 	       kg_regex_match(re_infer, s, n, at, &mt)) {

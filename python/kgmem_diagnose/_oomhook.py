@@ -70,6 +70,9 @@ OOM_MESSAGES = (
     "storage allocation failure",
     "[GPU] out of GPU resources",
     "[GPU] Exceeded max size of memory",
+    # SGLang's KV cache pool found no room after the weights (a RuntimeError
+    # when its Engine runs in the program's own process)
+    "Please try to increase --mem-fraction-static",
 )
 
 
