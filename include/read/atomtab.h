@@ -44,6 +44,7 @@ enum {
 	X("rror 1455") X("paging file is too small") X("Auslagerungsdatei ist zu klein") X("页面文件太小") \
 	X("oom-kill") X("oom_kill event") X("Out Of Memory") X("OOMKilled") X("code 137") X("status 137") \
 	X("Out of host memory") X("</torch_") X("Free memory on device") X("mem-fraction-static") \
+	X("dispatched on the CPU") \
 	/* the safety net's own (kg_oom_unrecognized): OOM as an error's word; a \
 	 * bare "OOM" would stop on every line that mentions it */ \
 	X("Out of Memory") X("OUT OF MEMORY") X("OOM error") X("OOM Error") \

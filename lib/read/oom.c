@@ -130,7 +130,7 @@ enum rx_id {
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
-	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START, RX_SGLANG_KV,
+	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START, RX_SGLANG_KV, RX_HF_DISPATCH,
 	RX_GGML_VK, RX_VK_OOM,
 	RX_PT_OOMERR, RX_IPY_OOM, RX_SHM_BUS, RX_SHM_ALLOC, RX_BAR_KILLED, RX_DARKNET, RX_TVM_STORAGE,
 	RX_OPENVINO, RX_OLLAMA, RX_WIN_PAGEFILE, RX_OOM_KILL, RX_SLURM_OOM, RX_SLURM_STATE,
@@ -368,6 +368,18 @@ static const char *const rx_src[NRX] = {
 	[RX_SGLANG_KV] =
 		"Not\\s+enough\\s+memory\\.\\s+Please\\s+try\\s+to\\s+increase\\s+--mem-fraction-static\\.?"
 		"(?:\\s+Current\\s+value:\\s+mem_fraction_static=([0-9]+(?:\\.[0-9]+)?))?",
+
+	/* transformers' bitsandbytes quantizers (quantizers/quantizer_bnb_4bit.py
+	 * and _8bit.py validate_environment; modeling_utils.py before 4.36): a
+	 * device_map that puts a quantized module on the CPU or the disk, as
+	 * device_map="auto" does with what the GPU's free memory cannot hold.
+	 * The exception line, or the message with its advice, also wrapped
+	 * (before 4.36 it was printed from an indented triple-quoted string);
+	 * not the raise statement, whose string is split after "fit the " */
+	[RX_HF_DISPATCH] =
+		"(?:(?:ValueError:\\s+)?Some\\s+modules\\s+are\\s+dispatched\\s+on\\s+the\\s+CPU\\s+or\\s+the\\s+disk\\.\\s+Make"
+		"\\s+sure\\s+you\\s+have\\s+enough\\s+GPU\\s+RAM\\s+to\\s+fit\\s+the\\s+quantized(?:\\s+model\\.?)?"
+		"|ValueError:\\s+Some\\s+modules\\s+are\\s+dispatched\\s+on\\s+the\\s+CPU\\s+or\\s+the\\s+disk\\b\\.?)",
 
 	/* TH THGeneral.cpp / c10 alloc_cpu.cpp before 1.5: "not enough memory:
 	 * you tried to allocate %dGB. Buy new RAM!" (bytes in later texts) */
@@ -1815,6 +1827,13 @@ static bool g_sglang_kv(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+static bool g_hf_dispatch(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(PYTORCH), KG_DEVICE_WORD(CUDA));
+	return done(o, h, mend(h));
+}
+
 /* ---- issue 31: wordings found unread in the dev cases, the scheduler
  * and the kernel ------------------------------------------------------ */
 
@@ -2005,6 +2024,7 @@ static const grammar grammars[] = {
 	{RX_VLLM_SEQ, {"stored in KV cache", "KV cache is"}, g_vllm_kv},
 	{RX_VLLM_START, {"Free memory on device"}, g_vllm_start},
 	{RX_SGLANG_KV, {"mem-fraction-static"}, g_sglang_kv},
+	{RX_HF_DISPATCH, {"dispatched on the CPU"}, g_hf_dispatch},
 	{RX_DARKNET, {"algo for convolution"}, g_darknet},
 	{RX_TVM_STORAGE, {"storage allocation failure"}, g_tvm_storage},
 	{RX_OPENVINO, {"Exceeded max size of memory", "out of GPU resources"}, g_openvino},
