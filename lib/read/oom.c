@@ -130,7 +130,7 @@ enum rx_id {
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
-	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START, RX_SGLANG_KV, RX_HF_DISPATCH,
+	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START, RX_VLLM_WARMUP, RX_SGLANG_KV, RX_HF_DISPATCH,
 	RX_GGML_VK, RX_VK_OOM,
 	RX_PT_OOMERR, RX_IPY_OOM, RX_SHM_BUS, RX_SHM_ALLOC, RX_BAR_KILLED, RX_DARKNET, RX_TVM_STORAGE,
 	RX_OPENVINO, RX_OLLAMA, RX_WIN_PAGEFILE, RX_OOM_KILL, RX_SLURM_OOM, RX_SLURM_STATE,
@@ -360,6 +360,16 @@ static const char *const rx_src[NRX] = {
 		"\\(([0-9]+(?:\\.[0-9]+)?),\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(GiB|GB)\\)\\.?"
 		"(?:\\s+Decrease\\s+GPU\\s+memory\\s+utilization\\s+or\\s+reduce\\s+GPU\\s+memory\\s+used\\s+by"
 		"\\s+other\\s+processes\\.?)?",
+
+	/* vLLM V1 (vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run,
+	 * _dummy_pooler_run): a CUDA OOM while the engine warms up the sampler
+	 * (or pooler) with max_num_seqs requests at once, after the weights and
+	 * the KV cache took their share (the number: 1) */
+	[RX_VLLM_WARMUP] =
+		"CUDA\\s+out\\s+of\\s+memory\\s+occurred\\s+when\\s+warming\\s+up\\s+(?:sampler|pooler)"
+		"(?:\\s+\\(task='\\w+'\\))?\\s+with\\s+(\\d+)\\s+dummy\\s+requests\\.?"
+		"(?:\\s+Please\\s+try\\s+lowering\\s+`max_num_seqs`\\s+or\\s+`gpu_memory_utilization`\\s+when"
+		"\\s+initializing\\s+the\\s+engine\\.?)?",
 
 	/* SGLang (python/sglang/srt/model_executor/model_runner.py, later
 	 * pool_configurator.py MemoryPoolConfig): after the weights, the share
@@ -1820,6 +1830,13 @@ static bool g_vllm_start(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+static bool g_vllm_warmup(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(VLLM), KG_DEVICE_WORD(CUDA));
+	return done(o, h, mend(h));
+}
+
 static bool g_sglang_kv(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
@@ -2023,6 +2040,7 @@ static const grammar grammars[] = {
 	{RX_VK_OOM, {"ErrorOutOfDeviceMemory"}, g_vk_oom},
 	{RX_VLLM_SEQ, {"stored in KV cache", "KV cache is"}, g_vllm_kv},
 	{RX_VLLM_START, {"Free memory on device"}, g_vllm_start},
+	{RX_VLLM_WARMUP, {"warming up"}, g_vllm_warmup},
 	{RX_SGLANG_KV, {"mem-fraction-static"}, g_sglang_kv},
 	{RX_HF_DISPATCH, {"dispatched on the CPU"}, g_hf_dispatch},
 	{RX_DARKNET, {"algo for convolution"}, g_darknet},
