@@ -1799,12 +1799,12 @@ static bool g_vllm_kv(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
-/* A size from capture g (a number) in the unit of capture u ("GiB": vLLM
- * prints binary units as "GiB", so "GB" there means the same), or not
- * known. */
-static kg_size cap_size_unit(const ctx *c, const match *m, int g, int u)
+/* A size from capture g, a number of GiB (vLLM prints binary units as
+ * "GiB", so its "GB" means the same; the unit is the regex's to require),
+ * or not known. */
+static kg_size cap_gib(const ctx *c, const match *m, int g)
 {
-	if (!set(m, g) || !set(m, u))
+	if (!set(m, g))
 		return kg_size_none();
 	char tmp[48];
 	size_t nl = m->v[2 * g + 1] - m->v[2 * g];
@@ -1824,9 +1824,9 @@ static bool g_vllm_start(ctx *c, const match *h)
 	ident(o, KG_FAMILY_WORD(OTHER), KG_FRAMEWORK_WORD(VLLM),
 	      cap_is(c, h, 1, "cuda") ? KG_DEVICE_WORD(CUDA) : cap_is(c, h, 1, "xpu") ? KG_DEVICE_WORD(XPU) : NULL);
 	o->device_index = cap_int(c, h, 2);
-	o->mem.free = cap_size_unit(c, h, 3, 5);
-	o->mem.total_capacity = cap_size_unit(c, h, 4, 5);
-	o->mem.allowed = cap_size_unit(c, h, 7, 8);
+	o->mem.free = cap_gib(c, h, 3);
+	o->mem.total_capacity = cap_gib(c, h, 4);
+	o->mem.allowed = cap_gib(c, h, 7);
 	return done(o, h, mend(h));
 }
 
