@@ -15,13 +15,19 @@ typedef struct kg_regex kg_regex;
  * expr.c): PCRE2's JIT compiler costs 50-300 µs a pattern, more than a
  * short log's few matches cost in the interpreter, so a pattern is
  * JIT-compiled on its KG_JIT_AFTER-th use; a long log's hot patterns get
- * it early. Both give the same matches (the match limit aside: pathological
+ * it early. The interpreter's cost grows with the subject (about 90
+ * instructions a byte for the settings' and model-name alternations, against
+ * one JIT compile's 10^5-10^6), so a match on a long subject counts as one
+ * use per KG_JIT_USE_BYTES: a 10 KB config dump on one line is JIT-matched
+ * at once. Both give the same matches (the match limit aside: pathological
  * input only). */
 #define KG_JIT_AFTER 16
+#define KG_JIT_USE_BYTES 256
 struct pcre2_real_code_8;
-/* Counts one use of code in *uses and JIT-compiles it at the
- * KG_JIT_AFTER-th (a platform without JIT keeps the interpreter). */
-void kg_regex_use(struct pcre2_real_code_8 *code, uint32_t *uses);
+/* Counts a match of code on `subject` bytes in *uses (1 + subject /
+ * KG_JIT_USE_BYTES uses) and JIT-compiles it once they reach KG_JIT_AFTER
+ * (a platform without JIT keeps the interpreter). */
+void kg_regex_use(struct pcre2_real_code_8 *code, uint32_t *uses, size_t subject);
 
 /* Compiles pattern (PCRE2 syntax, UTF-8 not assumed: invalid bytes never
  * make a match fail). flags: PCRE2_CASELESS etc. Returns NULL with err

@@ -752,8 +752,9 @@ static kg_value eval(const kg_expr *e, const node *x, const kg_facts *f)
 		node *m = (node *)x;
 		if (!x->md)
 			m->md = pcre2_match_data_create_from_pattern(m->re, NULL);
-		kg_regex_use(m->re, &m->uses);
-		int rc = pcre2_match(x->re, (PCRE2_SPTR)a.str, strlen(a.str), 0, 0, x->md, e->mctx);
+		size_t len = strlen(a.str);
+		kg_regex_use(m->re, &m->uses, len);
+		int rc = pcre2_match(x->re, (PCRE2_SPTR)a.str, len, 0, 0, x->md, e->mctx);
 		if (rc >= 0)
 			return vbool(1);
 		if (rc == PCRE2_ERROR_NOMATCH)

@@ -51,7 +51,7 @@ static PCRE2_SIZE *match(pattern *p, const char *s, size_t n, size_t *start)
 	if (*start > n)
 		return NULL;
 	pcre2_code *re = pat(p); /* compiles p->md on first use: before reading it */
-	kg_regex_use(re, &p->uses);
+	kg_regex_use(re, &p->uses, n - *start);
 	int rc = pcre2_match(re, (PCRE2_SPTR)s, n, *start, 0, p->md, mctx);
 	if (rc < 0)
 		return NULL;

@@ -607,18 +607,19 @@ static pcre2_code *rx_compile(int id, int *ec, PCRE2_SIZE *eo)
 	return rx[id];
 }
 
-/* rx[id], compiled the first time a grammar needs it: most logs reach a
+/* rx[id] for a match on `subject` bytes (kg_regex_use), compiled the
+ * first time a grammar needs it: most logs reach a
  * few grammars or none, and JIT-compiling all of them up front was most of
  * a small log's run time. The patterns are literals and kg_oom_init (run by
  * the tests) compiles them all, so one that fails here is a bug: abort. */
-static pcre2_code *rx_get(int id)
+static pcre2_code *rx_get(int id, size_t subject)
 {
 	static uint32_t uses[NRX];
 	int ec;
 	PCRE2_SIZE eo;
 	if (!rx[id] && !rx_compile(id, &ec, &eo))
 		abort();
-	kg_regex_use(rx[id], &uses[id]);
+	kg_regex_use(rx[id], &uses[id], subject);
 	return rx[id];
 }
 
@@ -724,7 +725,7 @@ static bool run(ctx *c, int id, size_t n, size_t off, bool anchored, match *m)
 	 * time); pcre2_match runs the JIT code whenever there is some. */
 	if (off > n || anchored != rx_anchored(id))
 		return false;
-	int rc = pcre2_match(rx_get(id), (PCRE2_SPTR)c->s, n, off, 0, c->md, NULL);
+	int rc = pcre2_match(rx_get(id, anchored ? 0 : n - off), (PCRE2_SPTR)c->s, n, off, 0, c->md, NULL);
 	if (rc < 0)
 		return false;
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);

@@ -54,19 +54,23 @@ kg_regex *kg_regex_new_lazy(const char *pattern, uint32_t flags)
 	return wrap(NULL, pattern, flags);
 }
 
-void kg_regex_use(pcre2_code *code, uint32_t *uses)
+void kg_regex_use(pcre2_code *code, uint32_t *uses, size_t subject)
 {
-	if (*uses < KG_JIT_AFTER && ++*uses == KG_JIT_AFTER)
+	if (*uses >= KG_JIT_AFTER)
+		return;
+	size_t w = 1 + subject / KG_JIT_USE_BYTES;
+	*uses = w >= KG_JIT_AFTER - *uses ? KG_JIT_AFTER : *uses + (uint32_t)w;
+	if (*uses == KG_JIT_AFTER)
 		(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* else the interpreter */
 }
 
-/* The compiled code with its match context, one use counted
- * (kg_regex_use); compiles a lazy pattern first (abort when it does not
- * compile: a bug in a literal). */
-static pcre2_code *ready(kg_regex *re)
+/* The compiled code with its match context, a match on `subject` bytes
+ * counted (kg_regex_use); compiles a lazy pattern first (abort when it
+ * does not compile: a bug in a literal). */
+static pcre2_code *ready(kg_regex *re, size_t subject)
 {
 	if (re->ready) {
-		kg_regex_use(re->code, &re->uses);
+		kg_regex_use(re->code, &re->uses, subject);
 		return re->code;
 	}
 	if (!re->code) {
@@ -75,7 +79,7 @@ static pcre2_code *ready(kg_regex *re)
 		if (!re->code)
 			abort();
 	}
-	kg_regex_use(re->code, &re->uses);
+	kg_regex_use(re->code, &re->uses, subject);
 	re->mctx = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(re->mctx, 1000000);
 	pcre2_set_depth_limit(re->mctx, 10000);
@@ -103,7 +107,7 @@ int kg_regex_match(const kg_regex *cre, const char *s, size_t n, size_t start, k
 	/* every kg_regex is heap-allocated and non-const: compiling it on
 	 * first use through this pointer is defined */
 	kg_regex *re = (kg_regex *)cre;
-	pcre2_code *code = ready(re); /* before shared_md is read: it creates it */
+	pcre2_code *code = ready(re, n - start); /* before shared_md is read: it creates it */
 	int rc = pcre2_match(code, (PCRE2_SPTR)s, n, start, 0, shared_md, re->mctx);
 	if (rc <= 0)
 		return 0;
@@ -136,6 +140,6 @@ bool kg_match_group(const kg_match *m, const char *s, int i, const char **p, siz
 
 int kg_regex_group_index(const kg_regex *re, const char *name)
 {
-	int r = pcre2_substring_number_from_name(ready((kg_regex *)re), (PCRE2_SPTR)name);
+	int r = pcre2_substring_number_from_name(ready((kg_regex *)re, 0), (PCRE2_SPTR)name);
 	return r < 0 ? -1 : r;
 }
