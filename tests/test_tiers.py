@@ -96,8 +96,81 @@ def compare(tmp, name, block, before=40000, after=2000, extra=None):
     return ib
 
 
+def run_raw(path, *args, stdin=False):
+    if stdin:
+        with open(path, "rb") as f:
+            p = subprocess.run([EXE, "--format", "json", *args, "-"], stdin=f, capture_output=True, timeout=120)
+    else:
+        p = subprocess.run([EXE, "--format", "json", *args, path], capture_output=True, timeout=120)
+    return p.returncode, p.stdout
+
+
+# The head read lazily (logscan.c: lazy_start): a single log's first 256 KiB
+# is read in full only once an OOM follows it, from the bytes the reader
+# keeps (or a copy, once the reader moves on). --svg reads it eagerly, as
+# before (its chart draws the head's readings), so the two must give the
+# same report byte for byte wherever the OOM is, whatever lies between.
+# The head holds what the diagnosis reads there: a batch banner, a model
+# and a card, a config echo, nvidia-smi's process rows, memory readings.
+HEAD = ["$ python train.py --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 16 --bf16",
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        "loading config from configs/llama7b.yaml",
+        "***** Running training *****", "  Num examples = 100000",
+        "  Instantaneous batch size per device = 16",
+        "  Gradient Accumulation steps = 1",
+        "|    0   N/A  N/A     32317      C   python                           3700MiB |",
+        "|    0   N/A  N/A     34873      C   python                          14000MiB |",
+        "| 27%   40C    P2    45W / 180W |  22980MiB / 24564MiB |      0%      Default |"]
+
+
+def lazy_log(path, head_lines, between, tail, reading_every=0, upto=300 << 10):
+    """HEAD, then filler with readings (every `reading_every` steps; 0:
+    none) to `upto` bytes, then `between` more filler lines, then tail."""
+    rd = (lambda i: "Memory: %.2fGB allocated, %.2fGB reserved" % (3 + i * 0.001, 4 + i * 0.001)) \
+        if reading_every else None
+    lines = list(head_lines)
+    step = 0
+    size = sum(len(x) + 1 for x in lines)
+    while size < upto:
+        lines += filler(step, 1, reading=rd)
+        size += len(lines[-1]) + 1 + (len(lines[-2]) + 1 if rd and step % reading_every == 0 else 0)
+        step += 1
+    lines += filler(step, between, reading=rd)
+    with open(path, "w") as f:
+        f.write("\n".join(lines + tail) + "\n")
+
+
+LAZY_CASES = [
+    # (where the OOM is, head, filler lines after the head, tail,
+    #  readings every N steps, stdin, incidents[, filler up to this byte])
+    ("in the head", HEAD + traceback(2), 0, [], 50, False, 1),
+    ("1 KiB past the head: the lines before it are the head's", HEAD, 0, traceback(2), 50, False, 1,
+     (256 << 10) + 1024),
+    ("below a line with a reading word, no reading, and the platform (probed first)",
+     HEAD + ["Linux version 5.15.90.1-microsoft-standard-WSL2 (gcc 11.2.0)"], 0,
+     ["Memory check under WSL2: pinned host memory is limited"] + filler(900000, 3000) +
+     ["RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"], 0, False, 1,
+     (256 << 10) + 100),
+    ("just past the head", HEAD, 10, traceback(2), 50, False, 1),
+    ("1.5 MiB below, readings probed between", HEAD, 20000, traceback(2), 50, False, 1),
+    ("6 MiB below (the reader moved on: a copy)", HEAD, 90000, traceback(2), 50, False, 1),
+    ("6 MiB below, from a pipe", HEAD, 90000, traceback(2), 50, True, 1),
+    ("1.5 MiB below, no readings anywhere", HEAD, 20000, traceback(1), 0, False, 1),
+    ("below a reading line that holds none", HEAD, 20000,
+     ["Memory usage report follows"] + filler(900000, 3000) + traceback(1), 50, False, 1),
+    ("below a root-cause block", HEAD, 20000,
+     ["Root Cause (first observed failure):", "[0]:", "  rank      : 3 (local_rank: 3)"] +
+     filler(900000, 3000) + traceback(1), 50, False, 1),
+    ("below a warning's traceback in the head", HEAD + ["Traceback (most recent call last):",
+                                                         '  File "/work/x.py", line 3, in <module>',
+                                                         "    warn()", "UserWarning: deprecated"],
+     20000, traceback(1), 50, False, 1),
+    ("nowhere", HEAD, 20000, [], 50, False, 0),
+]
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    print("1..9")
+    print("1..%d" % (9 + len(LAZY_CASES)))
     # 1. the frames and the phase they give (validate: eval)
     inc = compare(tmp, "traceback", traceback(3))
     tap(inc and any("fit(" in (f.get("code") or "") for f in inc[0].get("frames") or []),
@@ -168,3 +241,18 @@ with tempfile.TemporaryDirectory() as tmp:
     tap(len(inc) == 1 and inc[0].get("rank") == 3 and
         any("first" in n.lower() or "root" in n.lower() for n in d["notes"] + [json.dumps(inc[0])]),
         "a root-cause block 3 MiB after the OOM is read", json.dumps({"notes": d["notes"]}))
+
+    # 10... the head read lazily gives the eager read's report
+    for name, head, between, tail, every, stdin, want, *upto in LAZY_CASES:
+        log = os.path.join(tmp, "lazy.log")
+        lazy_log(log, head, between, tail, every, *upto)
+        lazy = run_raw(log, stdin=stdin)
+        eager = run_raw(log, "--svg", os.path.join(tmp, "lazy.svg"), stdin=stdin)
+        n = len(json.loads(lazy[1])["incidents"]) if lazy[1] else -1
+        tap(lazy == eager and n == want,
+            "the head read lazily, OOM %s (%d KiB log, %d incidents): the eager report" %
+            (name, os.path.getsize(log) >> 10, n),
+            "lazy rc %d, eager rc %d\n%s" % (lazy[0], eager[0],
+                                              "\n".join(l for l in __import__("difflib").unified_diff(
+                                                  lazy[1].decode().splitlines(), eager[1].decode().splitlines(),
+                                                  lineterm="", n=1))[:3000]))

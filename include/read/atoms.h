@@ -74,6 +74,8 @@ enum {
 	KG_ATOMS_QUIET,       /* the same without the reading-only atoms */
 	KG_ATOMS_TIER1,       /* the triggers and the tier-1 atoms */
 	KG_ATOMS_TIER1_READ,  /* tier 1 with the reading atoms (a probe) */
+	KG_ATOMS_HEAD_LAZY,   /* tier 1 with the traceback atoms: the log's
+	                         head while its full reading waits for an OOM */
 	KG_ATOMS_NSETS
 };
 

@@ -155,6 +155,12 @@ typedef struct kg_log_facts {
 	struct kg_model_signs *models; /* the model, card and host the log names
 	                              (modelinfo.h), NULL until a line names one */
 	struct kg_log_index *index; /* built by the first kg_facts_from_log (logfacts.c) */
+	/* set by the caller before the scan: the log's head (its first 256 KiB,
+	 * logscan.c: HEAD_FULL) is read only when an OOM follows it, so a log
+	 * without one leaves these facts without the head's (readings,
+	 * settings, models, markers); false (kg_log_facts_init) reads it
+	 * always, as --svg and a run of several logs need */
+	bool head_lazy;
 } kg_log_facts;
 
 void kg_log_facts_init(kg_log_facts *lf);

@@ -17,7 +17,8 @@
 #define KG_MAX_INCIDENTS 2000    /* per input; more are counted in a note */
 
 /* Scans one log input, appending incidents and notes to rep, and memory
- * readings and parallelism hints to lf (logfacts.h; may be NULL). Returns 0, or
+ * readings and parallelism hints to lf (logfacts.h; may be NULL; with
+ * lf->head_lazy, a log without an OOM leaves the head's out). Returns 0, or
  * -1 with err filled when the input cannot be read to the end (incidents
  * found before the fault stay in rep). */
 struct kg_log_facts;

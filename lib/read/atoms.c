@@ -784,15 +784,19 @@ int kg_atoms_place_scanner(kg_atoms sets[KG_ATOMS_NSETS])
 #define QUIET(lit, cls) if ((cls) != A_READ) bad |= kg_atoms_add(&sets[KG_ATOMS_QUIET], lit, cls);
 #define T1(lit, cls) bad |= kg_atoms_add(&sets[KG_ATOMS_TIER1], lit, cls);
 #define T1R(lit, cls) if ((cls) == A_READ) bad |= kg_atoms_add(&sets[KG_ATOMS_TIER1_READ], lit, cls);
+#define HL(lit, cls) if ((cls) & A_TB) bad |= kg_atoms_add(&sets[KG_ATOMS_HEAD_LAZY], lit, cls);
 	KG_CONTEXT_ATOMS(ALL)
 	KG_CONTEXT_ATOMS(QUIET)
 	KG_TIER1_ATOMS(T1)
 	sets[KG_ATOMS_TIER1_READ] = sets[KG_ATOMS_TIER1];
+	sets[KG_ATOMS_HEAD_LAZY] = sets[KG_ATOMS_TIER1];
 	KG_CONTEXT_ATOMS(T1R)
+	KG_CONTEXT_ATOMS(HL)
 #undef ALL
 #undef QUIET
 #undef T1
 #undef T1R
+#undef HL
 	return bad ? -1 : 0;
 }
 

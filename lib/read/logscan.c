@@ -99,6 +99,14 @@ typedef struct scanner {
 	size_t full_done;        /* where the last full region ended */
 	size_t t1_done;          /* just past the last line tier 1 processed */
 	size_t probe_at;         /* where tier 1 next looks for a reading */
+	/* the head read lazily (kg_log_facts.head_lazy, lazy_start): its
+	 * tier 2 waits for the first OOM past it (lazy_replay) */
+	bool lazy;
+	bool lazy_miss;          /* a probed line held no reading (process) */
+	char *head;              /* the head's bytes, [0, head_end): the reader's
+	                            own until it moves them (lazy_keep) */
+	char *head_copy;         /* malloc'd copy, when head is one */
+	size_t head_end;         /* just past the line holding HEAD_FULL */
 
 	size_t truncated_lines;
 	long first_truncated;
@@ -1234,6 +1242,13 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 			rdg[i].rank = L->rank;
 			kg_log_facts_add_reading(sc->lf, &rdg[i], sc->step, sc->epoch, L->lineno);
 		}
+		/* while the head waits (lazy_replay), a probed line is read for
+		 * its readings alone: one without any is read again, in full,
+		 * once the head has been */
+		if (sc->lazy && !nread) {
+			sc->lazy_miss = true;
+			return;
+		}
 	}
 	/* platform markers, and TensorFlow's start-up lines ("totalMemory: …
 	 * freeMemory: …", "… with N MB memory"), which are reading-class
@@ -1302,7 +1317,8 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
  * traceback, the settings and tables pasted with it, the reporter's words,
  * batch settings, parallelism hints) only matters where there is an OOM, so
  * the scanner reads it in full only in the log's head (HEAD_FULL bytes:
- * command lines, configs, banners) and near each OOM trigger (NEAR_BEFORE
+ * command lines, configs, banners; once an OOM follows it when the caller
+ * allows: lazy_start) and near each OOM trigger (NEAR_BEFORE
  * bytes before its line, more while a traceback goes on, and NEAR_AFTER
  * after it: follow-ups). Everywhere else, tier 1 looks only for what starts
  * an incident or must be read wherever it is: the grammars' trigger
@@ -1316,6 +1332,7 @@ static void process(scanner *sc, uint32_t cls, kg_buf *win)
 #define TB_BEFORE_MAX (512u << 10) /* how far back a traceback is followed */
 #define PROBE_BYTES (8u << 10)
 #define PROBE_STRIDE (1u << 20) /* tier 1: a reading probe per MiB */
+#define LAZY_LINE_MAX (64u << 10) /* the head's last line, longer: read eagerly */
 
 /* The atom sets, placed at build time (atoms.c: kg_atoms_place_scanner,
  * the generator writes kg_atoms_placed.h): every atom (tier 2), all but
@@ -1375,8 +1392,9 @@ typedef struct reader {
 	size_t pos;             /* frontier: next unprocessed line starts here */
 	long pos_line;          /* line number at pos */
 	bool eof;
-	/* cache of resolve_counters: the answer for input before ctr_until */
-	size_t ctr_until;
+	/* cache of resolve_counters: the answer for input before ctr_until,
+	 * found from the line at ctr_from */
+	size_t ctr_until, ctr_from;
 	int64_t ctr_step, ctr_epoch;
 	/* cache of resolve_phase: the nearest marker before ph_until */
 	size_t ph_until;
@@ -1504,13 +1522,20 @@ static void resolve_counters(scanner *sc, reader *rd)
 	size_t abs_start = rd->base + start;
 	int64_t step = KG_NONE, epoch = KG_NONE;
 	bool have_step = false, have_epoch = false;
+	/* past the head, an answer found in the head is not reused: the head
+	 * may be read after the lines past it (lazy_replay), so the lines
+	 * past it must not depend on it; searching back finds the same
+	 * counter lines unless they are COUNTER_LOOKBACK lines away */
+	size_t until = rd->ctr_until;
+	if (rd->base + sc->cur_off >= HEAD_FULL && rd->ctr_from < HEAD_FULL)
+		until = 0;
 	size_t end = start;
 	char tmp[1024];
 	for (int k = 0; k < COUNTER_LOOKBACK && end > 0 && !(have_step && have_epoch); k++) {
 		size_t e = end - (rd->buf[end - 1] == '\n');
 		const char *nl = last_nl(rd->buf, e);
 		size_t b = nl ? (size_t)(nl - rd->buf) + 1 : 0;
-		if (rd->base + b < rd->ctr_until) {
+		if (rd->base + b < until) {
 			/* the previous answer covers everything before here */
 			if (!have_step)
 				step = rd->ctr_step, have_step = true;
@@ -1554,6 +1579,7 @@ static void resolve_counters(scanner *sc, reader *rd)
 	sc->step = step;
 	sc->epoch = epoch;
 	rd->ctr_until = abs_start;
+	rd->ctr_from = rd->base + sc->cur_off;
 	rd->ctr_step = step;
 	rd->ctr_epoch = epoch;
 }
@@ -1692,8 +1718,11 @@ static void full_line(scanner *sc, reader *rd, size_t off, long lineno, uint32_t
 		return;
 	if ((cls & A_READ) && !(cls & (A_OOM | A_TB | A_CTX | A_BATCH | A_SIGN | A_MODEL)) && !sc->tb_active) {
 		/* readings: sampled (reading_stride) */
+		/* past the head, only the readings past it count (the head
+		 * may be read later: lazy_replay) */
 		size_t stride = reading_stride(sc, rd->base + off);
-		if (stride && rd->base + off - sc->last_reading_off < stride)
+		if (stride && rd->base + off - sc->last_reading_off < stride &&
+		    !(rd->base + off >= HEAD_FULL && sc->last_reading_off < HEAD_FULL))
 			return;
 		sc->readings_seen++;
 		sc->last_reading_off = rd->base + off;
@@ -1818,6 +1847,127 @@ static void enter_near(scanner *sc, reader *rd, size_t ls, size_t le, long linen
 		sc->full_until = until;
 }
 
+static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win);
+
+/* The head read lazily (issue 30): a log without an OOM pays nothing for
+ * the head's context (configs, command lines, model names, settings: all
+ * only read for an incident). When the caller allows it
+ * (kg_log_facts.head_lazy) and the head, [0, head_end), is whole in the
+ * first buffer, tier 1 runs from byte 0, looking in the head for the
+ * triggers, the tier-1 atoms and the traceback atoms too
+ * (KG_ATOMS_HEAD_LAZY). A hit there ends it at once: the scan starts
+ * again at byte 0 as an eager one (nothing was processed yet). Past the
+ * head, the first trigger or tier-1 context line, or a probed line that
+ * holds no reading, reads the head first (lazy_replay), from a copy. What
+ * the head's tier 2 sets is then what an eager scan has: no traceback,
+ * root-cause block or summary table can be open at its end (their atoms
+ * would have ended the laziness), the readings probed past it go after
+ * its own, and the lines past it never use what the head set
+ * (resolve_counters, full_line's sampling). */
+static void lazy_start(scanner *sc, reader *rd, size_t limit)
+{
+	if (!sc->lf || !sc->lf->head_lazy || rd->base || rd->pos)
+		return;
+	size_t end;
+	if (rd->len <= HEAD_FULL) {
+		if (!rd->eof)
+			return;
+		end = rd->len;
+	} else if (rd->buf[HEAD_FULL - 1] == '\n') {
+		end = HEAD_FULL;
+	} else {
+		/* the line holding HEAD_FULL, when it is not very long */
+		size_t room = rd->len - HEAD_FULL < LAZY_LINE_MAX ? rd->len - HEAD_FULL : LAZY_LINE_MAX;
+		const char *nl = memchr(rd->buf + HEAD_FULL, '\n', room);
+		if (!nl)
+			return;
+		end = (size_t)(nl - rd->buf) + 1;
+	}
+	if (end > limit)
+		return;
+	sc->head = rd->buf;
+	sc->head_end = end;
+	sc->lazy = true;
+	sc->full_until = 0;
+}
+
+/* Before the reader moves its bytes (slide, reader_grow): keeps the head
+ * that still waits, in the unused end of the buffer's huge-page mapping
+ * when there is room (a fault or none; a copy in small pages costs ~64 of
+ * them, each ~10 µs on a VM), else in a copy of its own. */
+static void lazy_keep(scanner *sc, reader *rd)
+{
+	if (!sc->lazy || sc->head != rd->buf)
+		return;
+	char *to;
+	if (rd->cap == BUF_FULL && rd->mapped >= rd->cap + sc->head_end)
+		to = rd->buf + rd->cap;
+	else
+		to = sc->head_copy = kg_malloc(sc->head_end);
+	memcpy(to, rd->buf, sc->head_end);
+	sc->head = to;
+}
+
+static void lazy_stop(scanner *sc)
+{
+	sc->lazy = false;
+	sc->head = NULL;
+	free(sc->head_copy);
+	sc->head_copy = NULL;
+}
+
+/* Reads the waiting head in tier 2 (see lazy_start), then puts back what
+ * the probes past it set after what it set. */
+static void lazy_replay(scanner *sc, reader *rd, kg_buf *win)
+{
+	kg_log_facts *lf = sc->lf;
+	kg_log_reading *probed = lf->readings;
+	size_t nprobed = lf->nreadings;
+	lf->readings = NULL;
+	lf->nreadings = lf->cap = 0;
+	size_t seen = sc->readings_seen, last = sc->last_reading_off;
+	int64_t step = sc->step, epoch = sc->epoch;
+	size_t trunc = sc->truncated_lines;
+	long first_trunc = sc->first_truncated;
+	size_t t1_done = sc->t1_done, probe_at = sc->probe_at;
+	sc->readings_seen = sc->last_reading_off = 0;
+	sc->step = sc->epoch = KG_NONE;
+	sc->truncated_lines = 0;
+	sc->first_truncated = 0;
+	sc->t1_done = sc->full_done = 0;
+	sc->full_until = HEAD_FULL;
+	sc->lazy = false;
+
+	reader hr;
+	memset(&hr, 0, sizeof hr);
+	hr.buf = sc->head;
+	hr.len = hr.cap = sc->head_end;
+	hr.pos_line = 1;
+	hr.eof = true;
+	sc->rd = &hr;
+	advance(sc, &hr, hr.len, win);
+	sc->rd = rd;
+
+	sc->t1_done = t1_done;
+	sc->probe_at = probe_at;
+	sc->full_done = sc->head_end; /* as tier 1 sets it past an eager head */
+	for (size_t i = 0; i < nprobed; i++)
+		kg_log_facts_add_reading(lf, &probed[i], probed[i].step, probed[i].epoch, probed[i].line);
+	free(probed);
+	sc->readings_seen += seen;
+	if (seen) {
+		sc->last_reading_off = last;
+		sc->step = step;
+		sc->epoch = epoch;
+	}
+	if (trunc) {
+		if (!sc->truncated_lines)
+			sc->first_truncated = first_trunc;
+		sc->truncated_lines += trunc;
+	}
+	lazy_stop(sc);
+}
+
 /* Tier 1 from the frontier towards `limit` (see HEAD_FULL): the next line
  * with a trigger starts tier 2 near it (enter_near); a tier-1 context line
  * or a probed reading is processed where it is. Returns false when the
@@ -1847,7 +1997,19 @@ static bool tier1(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 	}
 	uint32_t cls;
 	size_t nl;
-	size_t hit = kg_atoms_find_lines(tier1_atoms(probe), rd->buf, lim, from, &cls, &nl);
+	bool in_head = sc->lazy && abs_from < sc->head_end;
+	if (in_head && sc->head_end - rd->base < lim)
+		lim = sc->head_end - rd->base;
+	size_t hit = kg_atoms_find_lines(in_head ? &kg_atoms_placed[KG_ATOMS_HEAD_LAZY] : tier1_atoms(probe),
+					 rd->buf, lim, from, &cls, &nl);
+	if (in_head && hit < lim) {
+		/* the head has something to read: read it now (lazy_start) */
+		lazy_stop(sc);
+		sc->full_until = HEAD_FULL;
+		rd->pos = 0;
+		rd->pos_line = 1;
+		return true;
+	}
 	if (hit >= lim) {
 		rd->pos_line += (long)nl;
 		rd->pos = lim;
@@ -1855,7 +2017,7 @@ static bool tier1(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 			return false;
 		if (probe)
 			sc->probe_at += PROBE_STRIDE; /* none in this probe */
-		else
+		else if (!in_head) /* past a lazy head: the first probe is an eager scan's */
 			sc->probe_at = rd->base + lim; /* the probe's first line */
 		return true;
 	}
@@ -1864,13 +2026,27 @@ static bool tier1(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 	size_t ls = b ? (size_t)(b - rd->buf) + 1 : from;
 	const char *e = line_end(rd, ls, rd->len);
 	size_t le = (size_t)(e - rd->buf);
+	if (sc->lazy && (cls & (A_OOM | A_CTX)))
+		lazy_replay(sc, rd, win);
 	if (cls & A_OOM) {
 		enter_near(sc, rd, ls, le, rd->pos_line);
 		return true;
 	}
 	if (cls & A_READ)
 		sc->probe_at = rd->base + le + PROBE_STRIDE;
+	size_t seen = sc->readings_seen, last = sc->last_reading_off, trunc = sc->truncated_lines;
+	long first_trunc = sc->first_truncated;
 	full_line(sc, rd, ls, rd->pos_line, cls, win);
+	if (sc->lazy_miss) {
+		/* undo what full_line counted, read the head, read the line */
+		sc->lazy_miss = false;
+		sc->readings_seen = seen;
+		sc->last_reading_off = last;
+		sc->truncated_lines = trunc;
+		sc->first_truncated = first_trunc;
+		lazy_replay(sc, rd, win);
+		full_line(sc, rd, ls, rd->pos_line, cls, win);
+	}
 	sc->t1_done = rd->base + le + 1;
 	if (le >= rd->len) {
 		rd->pos = rd->len;
@@ -1984,6 +2160,7 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win)
 
 static void scanner_free(scanner *sc)
 {
+	free(sc->head_copy);
 	kg_buf_free(&sc->summary);
 	for (size_t i = 0; i < KG_OOM_WINDOW_LINES; i++)
 		kg_buf_free(&sc->lines[i].text);
@@ -2128,7 +2305,9 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf
 	sc.rd = &rd;
 	kg_buf win = {0};
 	int rc = 0;
+	bool first = true;
 	while (!rd.eof) {
+		lazy_keep(&sc, &rd);
 		reader_grow(&rd);
 		if (rd.len + BUF_CHUNK > rd.cap)
 			slide(&rd);
@@ -2186,6 +2365,9 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf
 				limit = safe_limit(&rd);
 			}
 		}
+		if (first)
+			lazy_start(&sc, &rd, limit);
+		first = false;
 		advance(&sc, &rd, limit, &win);
 	}
 	advance(&sc, &rd, rd.len, &win);

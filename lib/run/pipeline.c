@@ -43,6 +43,7 @@ typedef struct run {
 	kg_log_facts *lfs;      /* one per log input, indexed like logs_first */
 	size_t *logs_first;     /* index of each log's first incident */
 	size_t nlogs;
+	bool one_path;          /* the run names one path (not a directory: in_dir) */
 } run;
 
 static kg_input *add_input(kg_report *rep, const kg_source *src, kg_kind kind)
@@ -70,13 +71,17 @@ static int add_config(run *R, const char *path, kg_error *err)
 }
 
 /* One log, in one file or several read as one stream (kg_scan_logs), with
- * its log facts; path_rank for incidents whose lines name no rank. */
-static int scan_logs(run *R, kg_source **srcs, size_t n, int64_t path_rank, kg_error *err)
+ * its log facts; path_rank for incidents whose lines name no rank.
+ * lazy: the log's head may be read only when an OOM follows it
+ * (kg_log_facts.head_lazy): when it is the run's only log and no --svg
+ * draws its readings (patch planning reads every log's printed batch). */
+static int scan_logs(run *R, kg_source **srcs, size_t n, int64_t path_rank, bool lazy, kg_error *err)
 {
 	kg_report *rep = R->rep;
 	R->lfs = kg_realloc(R->lfs, (R->nlogs + 1) * sizeof *R->lfs);
 	R->logs_first = kg_realloc(R->logs_first, (R->nlogs + 2) * sizeof *R->logs_first);
 	kg_log_facts_init(&R->lfs[R->nlogs]);
+	R->lfs[R->nlogs].head_lazy = lazy && R->one_path && n == 1 && !R->opt->svg;
 	R->logs_first[R->nlogs] = rep->nincidents;
 	int rc = kg_scan_logs(srcs, n, rep, &R->lfs[R->nlogs], err);
 	for (size_t i = R->logs_first[R->nlogs]; i < rep->nincidents && path_rank != KG_NONE; i++)
@@ -105,7 +110,7 @@ static int rotated_chain(run *R, const kg_input_file *files, size_t n, int *rc, 
 		       kg_source_sniff(&srcs[opened]) == KG_KIND_LOG;
 	}
 	if (text)
-		*rc = scan_logs(R, ptrs, n, files[0].rank, err);
+		*rc = scan_logs(R, ptrs, n, files[0].rank, false, err);
 	for (size_t k = 0; k < opened; k++)
 		kg_source_close(&srcs[k]);
 	free(srcs);
@@ -140,7 +145,7 @@ static int one_input(run *R, const char *path, int64_t path_rank, bool in_dir, k
 	switch (kind) {
 	case KG_KIND_LOG: {
 		kg_source *one = &src;
-		rc = scan_logs(R, &one, 1, path_rank, err);
+		rc = scan_logs(R, &one, 1, path_rank, !in_dir, err);
 		break;
 	}
 	case KG_KIND_YAML: {
@@ -771,7 +776,7 @@ static int plan_patches(run *R, kg_error *err)
 enum kg_status kg_diagnose(const char *const *paths, size_t npaths, const kg_options *opt,
 			   kg_report *rep, kg_error *err)
 {
-	run R = {.opt = opt, .rep = rep};
+	run R = {.opt = opt, .rep = rep, .one_path = npaths == 1};
 	enum kg_status status = KG_STATUS_OK;
 #define FAIL(code, name) do { \
 	if (status == KG_STATUS_OK) { \
