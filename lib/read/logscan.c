@@ -1387,7 +1387,8 @@ static void load_line(scanner *sc, size_t idx, const char *p, size_t n, long lin
 typedef struct reader {
 	char *buf;
 	size_t len, cap;
-	size_t mapped;          /* bytes mapped at buf (reader_alloc), 0 if malloc'd */
+	size_t mapped;          /* bytes mapped at map (reader_alloc), 0 if malloc'd */
+	char *map;              /* the mapping; buf is past it by a pinned head (slide) */
 	size_t base;            /* bytes of input before buf[0] */
 	size_t pos;             /* frontier: next unprocessed line starts here */
 	long pos_line;          /* line number at pos */
@@ -1426,7 +1427,7 @@ static void reader_alloc(reader *rd, size_t cap)
 			if (p + sz + KG_HUGE_PAGE > a + sz)
 				munmap(a + sz, (size_t)(p + sz + KG_HUGE_PAGE - (a + sz)));
 			(void)madvise(a, sz, MADV_HUGEPAGE); /* a hint: 4 KiB pages without */
-			rd->buf = a;
+			rd->buf = rd->map = a;
 			rd->mapped = sz;
 			return;
 		}
@@ -1438,7 +1439,7 @@ static void reader_alloc(reader *rd, size_t cap)
 static void reader_free(reader *rd)
 {
 	if (rd->mapped)
-		munmap(rd->buf, rd->mapped);
+		munmap(rd->map, rd->mapped);
 	else
 		free(rd->buf);
 	rd->buf = NULL;
@@ -1754,11 +1755,15 @@ static void resolve_context(scanner *sc, bool phase)
 }
 
 /* Makes room: keeps HISTORY bytes of lines before the frontier (for the
- * lazy step/epoch and phase searches). */
-static void slide(reader *rd)
+ * lazy step/epoch and phase searches). pin: bytes at the buffer's front
+ * left where they are (a head that waits: lazy_keep); the buffer then
+ * starts past them. */
+static void slide(reader *rd, size_t pin)
 {
 	size_t keep_from = rd->pos > HISTORY ? rd->pos - HISTORY : 0;
-	memmove(rd->buf, rd->buf + keep_from, rd->len - keep_from);
+	char *to = rd->buf + pin;
+	memmove(to, rd->buf + keep_from, rd->len - keep_from);
+	rd->buf = to;
 	rd->len -= keep_from;
 	rd->pos -= keep_from;
 	rd->base += keep_from;
@@ -1892,20 +1897,26 @@ static void lazy_start(scanner *sc, reader *rd, size_t limit)
 }
 
 /* Before the reader moves its bytes (slide, reader_grow): keeps the head
- * that still waits, in the unused end of the buffer's huge-page mapping
- * when there is room (a fault or none; a copy in small pages costs ~64 of
- * them, each ~10 µs on a VM), else in a copy of its own. */
-static void lazy_keep(scanner *sc, reader *rd)
+ * that still waits. A full-size buffer's first slide leaves it where it is
+ * and moves the reader's window past it (returns the bytes to pin: the
+ * mapping is rounded up to huge pages, so there is room, and nothing is
+ * copied or faulted in; a copy would cost a 2 MiB page, or 64 small ones
+ * at ~12 µs each on a VM). Otherwise (a small buffer about to grow) it
+ * keeps a copy of its own. Returns 0 when nothing is pinned. */
+static size_t lazy_keep(scanner *sc, reader *rd)
 {
 	if (!sc->lazy || sc->head != rd->buf)
-		return;
-	char *to;
-	if (rd->cap == BUF_FULL && rd->mapped >= rd->cap + sc->head_end)
-		to = rd->buf + rd->cap;
-	else
-		to = sc->head_copy = kg_malloc(sc->head_end);
-	memcpy(to, rd->buf, sc->head_end);
-	sc->head = to;
+		return 0;
+	if (rd->cap == BUF_FULL && rd->mapped) {
+		size_t pin = (sc->head_end + 63) & ~(size_t)63;
+		if (rd->len + BUF_CHUNK <= rd->cap)
+			return 0; /* no slide this time: the head stays in view */
+		if ((size_t)(rd->buf - rd->map) + pin + rd->cap <= rd->mapped)
+			return pin;
+	}
+	sc->head = sc->head_copy = kg_malloc(sc->head_end);
+	memcpy(sc->head, rd->buf, sc->head_end);
+	return 0;
 }
 
 static void lazy_stop(scanner *sc)
@@ -2307,10 +2318,10 @@ int kg_scan_logs(kg_source **srcs, size_t nsrc, kg_report *rep, kg_log_facts *lf
 	int rc = 0;
 	bool first = true;
 	while (!rd.eof) {
-		lazy_keep(&sc, &rd);
+		size_t pin = lazy_keep(&sc, &rd);
 		reader_grow(&rd);
 		if (rd.len + BUF_CHUNK > rd.cap)
-			slide(&rd);
+			slide(&rd, pin);
 		size_t want = rd.cap - rd.len - 1;
 		if (want > BUF_CHUNK)
 			want = BUF_CHUNK;
