@@ -528,9 +528,48 @@ static void job_modes(void)
 	kg_facts_free(&f);
 }
 
+/* job.engine (kg_facts_job_engine): the engine whichever printed the
+ * message, so that a PyTorch OOM inside a server gets its engine's advice */
+static void job_engines(void)
+{
+	static const struct { const char *facts[3]; const char *engine; const char *what; } cases[] = {
+		{{"framework=vllm"}, "vllm", "vLLM's own message"},
+		{{"framework=sglang", "model.engine=vllm"}, "sglang", "the engine that printed it wins over a name"},
+		{{"framework=pytorch", "frames.files=/opt/venv/lib/python3.11/site-packages/vllm/worker/model_runner.py"},
+		 "vllm", "a PyTorch OOM with vllm/ in the frames"},
+		{{"framework=pytorch", "frames.files=/sglang/srt/managers/scheduler.py", "model.engine=vllm"}, "sglang",
+		 "the frames win over the log's name"},
+		{{"framework=pytorch", "frames.files=/usr/lib/python3/dist-packages/text_generation_server/server.py"},
+		 "tgi", "TGI's package: a word of its own"},
+		{{"framework=pytorch", "model.engine=sglang"}, "sglang", "sglang.launch_server in the log"},
+		{{"framework=ggml", "model.engine=ollama"}, "ggml", "llama.cpp's buffer message under Ollama"},
+		{{"model.engine=llama.cpp"}, "ggml", "llama.cpp named: ggml"},
+		{{"model.engine=mlc"}, "tvm", "mlc_chat named: tvm"},
+		{{"framework=pytorch"}, "unknown", "a PyTorch OOM, no engine anywhere"},
+		{{NULL}, "unknown", "nothing"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		kg_facts f = {0};
+		kg_error e = {0};
+		for (size_t k = 0; k < 3 && cases[i].facts[k]; k++)
+			kg_facts_set_arg(&f, cases[i].facts[k], &e);
+		kg_facts_derive(&f);
+		TAP_EQ_STR(str(&f, "job.engine"), cases[i].engine, "job.engine: %s", cases[i].what);
+		kg_facts_free(&f);
+	}
+	kg_facts f = {0};
+	kg_error e = {0};
+	kg_facts_set_arg(&f, "framework=vllm", &e);
+	kg_facts_set_arg(&f, "job.engine=sglang", &e);
+	kg_facts_derive(&f);
+	TAP_EQ_STR(str(&f, "job.engine"), "sglang", "--set job.engine wins");
+	kg_facts_free(&f);
+}
+
 int main(void)
 {
 	job_modes();
+	job_engines();
 	batch_hints();
 	/* seed 004: a 2.x message with "Process has" (no pid) */
 	kg_incident inc;

@@ -122,6 +122,25 @@ static void names(void)
 	TAP_EQ_STR(str(&f, "model.engine"), "vllm", "LLM(: vLLM");
 	kg_facts_free(&f);
 
+	/* vllm-project/vllm#2140: vLLM's server named by its module alone, in
+	 * fp32 by --dtype=float (vLLM's shorthand for FP32) */
+	read_text("python -m vllm.entrypoints.openai.api_server --model /home/jovyan/qwen/Qwen2-7B-Instruct  "
+		  "--served-model-name Qwen2-7B-Instruct --max-model-len=512 --dtype=float --enforce-eager", 0, &f);
+	TAP_EQ_STR(str(&f, "model.engine"), "vllm", "vllm.entrypoints: vLLM, without LLM(");
+	TAP_OK(num(&f, "model.precision.bytes") == 4, "--dtype=float: 4 B a parameter (%g)", num(&f, "model.precision.bytes"));
+	TAP_OK(num(&f, "model.params") == 7e9, "Qwen2-7B");
+	kg_facts_free(&f);
+	read_text("model = AutoModel.from_pretrained(name, torch_dtype=torch.half)", 0, &f);
+	TAP_OK(num(&f, "model.precision.bytes") == 2, "torch.half: 2 B");
+	kg_facts_free(&f);
+	read_text("vllm serve Qwen/Qwen2-7B --dtype half", 0, &f);
+	TAP_OK(num(&f, "model.precision.bytes") == 2, "--dtype half: 2 B");
+	kg_facts_free(&f);
+	read_text("vllm serve Qwen/Qwen2-7B --dtype float16", 0, &f);
+	TAP_OK(num(&f, "model.precision.bytes") == 2, "--dtype float16 is not --dtype float (%g)",
+	       num(&f, "model.precision.bytes"));
+	kg_facts_free(&f);
+
 	/* sgl-project/sglang#4330: SGLang's server named on its command line */
 	read_text("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
 		  "--speculative-algorithm EAGLE --mem-fraction-static 0.84", 0, &f);

@@ -129,6 +129,18 @@ void kg_facts_derive(kg_facts *facts);
  * (static), the fact's provenance. */
 const char *kg_facts_job_mode(const kg_facts *f, const char **why);
 
+/* The inference engine that ran the job (the fact job.engine, derived
+ * with job.mode): the framework that printed the message when it is an
+ * engine (vllm, sglang, ggml, ollama, ctranslate2, tvm, openvino,
+ * onnxruntime); else an engine's package in the frames' files (/vllm/,
+ * /sglang/, /llama_cpp/ → ggml, /ctranslate2/ and /faster_whisper/ →
+ * ctranslate2; TGI's → tgi, TensorRT-LLM's → tensorrt_llm, ExLlamaV2's →
+ * exllamav2); else the engine the log names (model.engine: llama.cpp →
+ * ggml, mlc → tvm); else unknown. Returns a framework word, one of those
+ * three or job.mode's unknown (static storage); *why as
+ * kg_facts_job_mode's. */
+const char *kg_facts_job_engine(const kg_facts *f, const char **why);
+
 /* Parses "NAME=VALUE" (the --set option) and sets the fact with provenance
  * "--set", then re-derives. The value is read by the registry type of NAME:
  * bytes take a printed size ("12GiB", "12 GiB", "1.5GB" = binary units; a

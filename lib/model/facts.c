@@ -211,6 +211,7 @@ static const kg_fact_info registry[] = {
 	{"phase.source", S, "where the phase came from: frames or log"},
 	{"phase.log_train", T, "the log's nearest phase word before the OOM (within 200 lines) is training's (\"Epoch 3 … train\", \"step 120 | loss 0.31\"); it sets no phase"},
 	{"job.mode", S, "derived: what the job was doing (kg_facts_job_mode): train; eval (evaluation, testing or inference in a script); serve (an inference engine); load (loading the model or a checkpoint); unknown. From the engine that printed the message or ran in the frames, a kill while loading, the phase (frames, then the log's words), the reporter's evaluation words, training signs (training frames, the log's training lines, an epoch); --set job.mode=WORD overrides"},
+	{"job.engine", S, "derived: the inference engine that ran the job (kg_facts_job_engine): the framework that printed the message when it is an engine (vllm, sglang, ggml, ollama, ctranslate2, tvm, openvino, onnxruntime), else an engine's package in the frames' files (/llama_cpp/: ggml; /faster_whisper/: ctranslate2; TGI's: tgi, TensorRT-LLM's: tensorrt_llm, ExLlamaV2's: exllamav2), else the engine the log names (model.engine; llama.cpp: ggml, mlc: tvm); unknown when nothing tells (always defined); --set job.engine=WORD overrides"},
 	{"step", C, "training step at the OOM"},
 	{"epoch", C, "epoch at the OOM"},
 	{"progress.done", C, "the last progress line before the OOM (within 50 lines): iterations done (tqdm 45/100, Epoch 30/100, Step 120/1000, [ 30/210])"},
@@ -981,6 +982,12 @@ void kg_facts_derive(kg_facts *f)
 		kg_facts_set_str(f, "job.mode", mode, why);
 		f->v[f->ix[ix_find(f, "job.mode")] - 1].derived = true;
 	}
+	const char *engine = kg_facts_job_engine(f, &why);
+	old = kg_facts_get(f, "job.engine");
+	if (!old || old->derived) {
+		kg_facts_set_str(f, "job.engine", engine, why);
+		f->v[f->ix[ix_find(f, "job.engine")] - 1].derived = true;
+	}
 }
 
 /* ---- the job's mode ---------------------------------------------------- */
@@ -1020,6 +1027,49 @@ static bool fn_token(const char *fns, const char *const *tokens)
 		p += n + (p[n] != 0);
 	}
 	return false;
+}
+
+const char *kg_facts_job_engine(const kg_facts *f, const char **why)
+{
+	static const int printed[] = {KG_FRAMEWORK_VLLM, KG_FRAMEWORK_SGLANG, KG_FRAMEWORK_GGML,
+				      KG_FRAMEWORK_OLLAMA, KG_FRAMEWORK_CTRANSLATE2, KG_FRAMEWORK_TVM,
+				      KG_FRAMEWORK_OPENVINO, KG_FRAMEWORK_ONNXRUNTIME};
+	const char *fw = fact_str(f, "framework");
+	for (size_t k = 0; k < sizeof printed / sizeof *printed; k++)
+		if (str_is(fw, kg_frameworks.words[printed[k]])) {
+			*why = "the inference engine that printed the message";
+			return fw;
+		}
+	/* an engine's package in the frames' files (kg_facts_job_mode's list):
+	 * its framework word, or a word of its own (fw -1) */
+	static const struct { const char *path; int fw; const char *word; } paths[] = {
+		{"/vllm/", KG_FRAMEWORK_VLLM, NULL}, {"\\vllm\\", KG_FRAMEWORK_VLLM, NULL},
+		{"/sglang/", KG_FRAMEWORK_SGLANG, NULL}, {"/llama_cpp/", KG_FRAMEWORK_GGML, NULL},
+		{"/ctranslate2/", KG_FRAMEWORK_CTRANSLATE2, NULL},
+		{"/faster_whisper/", KG_FRAMEWORK_CTRANSLATE2, NULL},
+		{"/text_generation_server/", -1, "tgi"}, {"/tensorrt_llm/", -1, "tensorrt_llm"},
+		{"/exllamav2/", -1, "exllamav2"}};
+	const char *files = fact_str(f, "frames.files");
+	for (size_t k = 0; k < sizeof paths / sizeof *paths; k++)
+		if (str_has(files, paths[k].path)) {
+			*why = "an inference engine's package in the frames";
+			return paths[k].fw < 0 ? paths[k].word : kg_frameworks.words[paths[k].fw];
+		}
+	/* the engine the log names (read/modelinfo.c: its own words for the
+	 * two that have no framework word) */
+	const char *named = fact_str(f, "model.engine");
+	if (named) {
+		*why = "the log names an inference engine";
+		if (!strcmp(named, "llama.cpp")) /* not vocabulary: modelinfo's word */
+			return KG_FRAMEWORK_WORD(GGML);
+		if (!strcmp(named, "mlc")) /* not vocabulary: modelinfo's word */
+			return KG_FRAMEWORK_WORD(TVM);
+		for (size_t k = 0; k < kg_frameworks.n; k++)
+			if (!strcmp(named, kg_frameworks.words[k]))
+				return kg_frameworks.words[k];
+	}
+	*why = "no engine printed the message, ran in the frames or is named";
+	return KG_MODE_WORD(UNKNOWN); /* job.mode's word for what nothing told */
 }
 
 const char *kg_facts_job_mode(const kg_facts *f, const char **why)

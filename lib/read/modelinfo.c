@@ -332,7 +332,7 @@ static int best_match(const char *s, size_t n, const sq *q, const kg_catalogue_e
 
 /* ---- patterns ------------------------------------------------------------ */
 
-static kg_regex *re_printed, *re_count_first, *re_llama_params, *re_precision, *re_bits,
+static kg_regex *re_printed, *re_count_first, *re_llama_params, *re_precision, *re_dtype_word, *re_bits,
 	*re_gguf, *re_mlc, *re_train, *re_infer, *re_adapters, *re_split, *re_meminfo, *re_free,
 	*re_slurm, *re_ram, *re_ram2, *re_kv, *re_gpu_mem, *re_standalone;
 
@@ -355,6 +355,11 @@ static void patterns(void)
 	re_precision = kg_regex_new_lazy(
 		"(?<![a-z0-9])(bfloat16|float16|float32|float8\\w*|fp16|bf16|fp32|fp8|fp4|nf4|int8|int4|"
 		"w4a16|w8a8|awq|gptq)(?![a-z0-9])", I);
+	/* a dtype given by its short name: vLLM's --dtype ("half" for FP16,
+	 * "float" shorthand for FP32: vllm engine args), torch.float and
+	 * torch.half (PyTorch's aliases of float32 and float16) */
+	re_dtype_word = kg_regex_new_lazy(
+		"(?:--dtype|\\b(?:torch_)?dtype)\\s*[=:]?\\s*[\"']?(?:torch\\.)?(float|half)(?![\\w.])", I);
 	/* load_in_8bit, --load_8bit, 4bit, 8-bit; an optimizer's adamw_8bit,
 	 * paged_adamw_8bit, Adam8bit is not the weights' */
 	re_bits = kg_regex_new_lazy("(adam\\w*?|optim\\w*?)?[-_ ]?(?<![0-9])([48])[-_ ]?bit(?![a-z])", I);
@@ -612,7 +617,7 @@ static int precision(const char *s, size_t n, long line, kg_model_signs *m)
 {
 	static const char *const pre[] = {"16", "32", "fp8", "float8", "fp4", "nf4", "int8", "int4",
 					  "bit", "awq", "gptq", "w4a", "w8a", "q2", "q3", "q4", "q5",
-					  "q6", "q8"};
+					  "q6", "q8", "dtype"};
 	if (!has_any(pre, sizeof pre / sizeof *pre))
 		return 0;
 	double before = m->width;
@@ -632,6 +637,12 @@ static int precision(const char *s, size_t n, long line, kg_model_signs *m)
 			 : (c == '4' || kg_memcasemem(p, pl, "awq", 3) || kg_memcasemem(p, pl, "gptq", 4) ||
 			    kg_memcasemem(p, pl, "w4a", 3)) ? 0.5 : 0;
 		set_precision(m, p, pl, w, line);
+	}
+	at = 0;
+	while (kg_regex_match(re_dtype_word, s, n, at, &mt)) {
+		at = mt.eo[0] > at ? mt.eo[0] : at + 1;
+		if (group(&mt, s, 1, &p, &pl))
+			set_precision(m, p, pl, tolower((unsigned char)p[0]) == 'f' ? 4 : 2, line);
 	}
 	at = 0;
 	while (kg_regex_match(re_bits, s, n, at, &mt)) {
@@ -702,7 +713,7 @@ static int mode_and_setup(const char *s, size_t n, long line, kg_model_signs *m)
 		}
 		got = 1;
 	}
-	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "llama", "txt2img",
+	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "vllm", "llama", "txt2img", /* not vocabulary: log text */
 					      "infer", "transcribe", "predict", "mlc_chat", "whisper",
 					      "ctranslate2", /* not vocabulary: log text */
 					      "sglang"}; /* not vocabulary: log text */
