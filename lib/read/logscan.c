@@ -1863,7 +1863,8 @@ static void advance(scanner *sc, reader *rd, size_t limit, kg_buf *win);
  * (KG_ATOMS_HEAD_LAZY). A hit there ends it at once: the scan starts
  * again at byte 0 as an eager one (nothing was processed yet). Past the
  * head, the first trigger or tier-1 context line, or a probed line that
- * holds no reading, reads the head first (lazy_replay), from a copy. What
+ * holds no reading, reads the head first (lazy_replay), from the bytes
+ * the reader left in place or a copy (lazy_keep). What
  * the head's tier 2 sets is then what an eager scan has: no traceback,
  * root-cause block or summary table can be open at its end (their atoms
  * would have ended the laziness), the readings probed past it go after
