@@ -1029,7 +1029,11 @@ static bool fn_token(const char *fns, const char *const *tokens)
 	return false;
 }
 
-const char *kg_facts_job_engine(const kg_facts *f, const char **why)
+/* The engine that printed the message or ran in the frames (the
+ * engines' OOM wordings, oom.c; their packages in the frames' paths):
+ * its framework word, or a word of its own; NULL when neither. Both
+ * job.engine and job.mode (serve) start from it. */
+static const char *engine_ran(const kg_facts *f, const char **why)
 {
 	static const int printed[] = {KG_FRAMEWORK_VLLM, KG_FRAMEWORK_SGLANG, KG_FRAMEWORK_GGML,
 				      KG_FRAMEWORK_OLLAMA, KG_FRAMEWORK_CTRANSLATE2, KG_FRAMEWORK_TVM,
@@ -1040,8 +1044,8 @@ const char *kg_facts_job_engine(const kg_facts *f, const char **why)
 			*why = "the inference engine that printed the message";
 			return fw;
 		}
-	/* an engine's package in the frames' files (kg_facts_job_mode's list):
-	 * its framework word, or a word of its own (fw -1) */
+	/* an engine's package in the frames' files: its framework word, or a
+	 * word of its own (fw -1) */
 	static const struct { const char *path; int fw; const char *word; } paths[] = {
 		{"/vllm/", KG_FRAMEWORK_VLLM, NULL}, {"\\vllm\\", KG_FRAMEWORK_VLLM, NULL},
 		{"/sglang/", KG_FRAMEWORK_SGLANG, NULL}, {"/llama_cpp/", KG_FRAMEWORK_GGML, NULL},
@@ -1055,6 +1059,14 @@ const char *kg_facts_job_engine(const kg_facts *f, const char **why)
 			*why = "an inference engine's package in the frames";
 			return paths[k].fw < 0 ? paths[k].word : kg_frameworks.words[paths[k].fw];
 		}
+	return NULL;
+}
+
+const char *kg_facts_job_engine(const kg_facts *f, const char **why)
+{
+	const char *ran = engine_ran(f, why);
+	if (ran)
+		return ran;
 	/* the engine the log names (read/modelinfo.c: its own words for the
 	 * two that have no framework word) */
 	const char *named = fact_str(f, "model.engine");
@@ -1074,31 +1086,16 @@ const char *kg_facts_job_engine(const kg_facts *f, const char **why)
 
 const char *kg_facts_job_mode(const kg_facts *f, const char **why)
 {
-	/* engines that only run models (their OOM wordings, oom.c; their
-	 * packages in the frames' paths) */
-	static const char *const engine_paths[] = {
-		"/vllm/", "\\vllm\\", "/llama_cpp/", "/ctranslate2/", "/faster_whisper/",
-		"/text_generation_server/", "/sglang/", "/tensorrt_llm/", "/exllamav2/", NULL};
 	/* words of function names, not vocabulary */
 	static const char *const train_fns[] = {"train", "training", "fit", "backward", NULL}; /* not vocabulary */
 	static const char *const load_fns[] = {"load", "from", "pretrained", NULL}; /* not vocabulary */
-	const char *fw = fact_str(f, "framework"), *files = fact_str(f, "frames.files");
 	const char *fns = fact_str(f, "frames.functions"), *msg = fact_str(f, "oom.message");
 	const char *phase = fact_str(f, "phase"), *src = fact_str(f, "phase.source");
 	bool frames = str_is(src, "frames");
 
-	if (str_is(fw, KG_FRAMEWORK_WORD(VLLM)) || str_is(fw, KG_FRAMEWORK_WORD(GGML)) ||
-	    str_is(fw, KG_FRAMEWORK_WORD(OLLAMA)) || str_is(fw, KG_FRAMEWORK_WORD(CTRANSLATE2)) ||
-	    str_is(fw, KG_FRAMEWORK_WORD(TVM)) || str_is(fw, KG_FRAMEWORK_WORD(OPENVINO)) ||
-	    str_is(fw, KG_FRAMEWORK_WORD(ONNXRUNTIME)) || str_is(fw, KG_FRAMEWORK_WORD(SGLANG))) {
-		*why = "the inference engine that printed the message";
+	/* an engine that only runs models printed the message or ran */
+	if (engine_ran(f, why))
 		return KG_MODE_WORD(SERVE);
-	}
-	for (size_t k = 0; engine_paths[k]; k++)
-		if (str_has(files, engine_paths[k])) {
-			*why = "an inference engine's package in the frames";
-			return KG_MODE_WORD(SERVE);
-		}
 	/* killed while loading (a loading bar, "Loading checkpoint shards …
 	 * Killed"), or the phase says loading */
 	if (str_is(fact_str(f, "family"), KG_FAMILY_WORD(OOM_KILLER)) && str_has(msg, "load")) { /* not vocabulary */
