@@ -556,8 +556,8 @@ check "undetermined: JSON differential[] lists the open hypotheses with what wou
 	"python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"incidents\"][0]; d=i[\"differential\"]; sys.exit(not (i[\"cause\"] is None and d and all(h[\"open\"] and h[\"to_confirm\"] and h[\"evidence\"] for h in d) and {h[\"cause\"] for h in d} >= {\"capacity\", \"parallelism\"}))' $tmp/j" "$(cat $tmp/j)"
 u=$root/testdata/logs/real-pt2-0049-six-processes-none-named.log
 "$exe" --format json "$u" >"$tmp/j"
-check "six processes, none named this one: the split is unknown, a weak lean (low), every pid named" \
-	"python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"incidents\"][0]; d=i[\"differential\"]; e=[f for f in i[\"findings\"] if f[\"rule\"] == \"parallelism.listed-split-unknown\"][0][\"evidence\"][0]; sys.exit(not (i[\"cause\"] == \"parallelism\" and i[\"confidence\"] == \"low\" and d[0][\"cause\"] == \"parallelism\" and not d[0][\"open\"] and d[0][\"evidence\"][0][\"strength\"] == \"weak\" and all(p in e for p in (\"899595\", \"1039101\", \"1603024\", \"2007660\", \"785200\", \"795316\"))))' $tmp/j" "$(cat $tmp/j)"
+check "six processes, none named this one: the split is unknown, but the others hold at least two thirds of the card: a strong lean (medium), every pid named" \
+	"python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"incidents\"][0]; d=i[\"differential\"]; e=[f for f in i[\"findings\"] if f[\"rule\"] == \"parallelism.listed-others-large\"][0][\"evidence\"][0]; sys.exit(not (i[\"cause\"] == \"parallelism\" and i[\"confidence\"] == \"medium\" and d[0][\"cause\"] == \"parallelism\" and not d[0][\"open\"] and d[0][\"evidence\"][0][\"strength\"] == \"strong\" and all(p in e for p in (\"899595\", \"1039101\", \"1603024\", \"2007660\", \"785200\", \"795316\"))))' $tmp/j" "$(cat $tmp/j)"
 "$exe" --color never "$root/testdata/logs/real-pt2-0044-container-two-processes.log" >"$tmp/o"
 check "two listed, one holds PyTorch's reserve: it is this process, the other 344 MiB is another" \
 	"grep -q '344.00 MiB other processes' $tmp/o && grep -q '957.27 MiB non-PyTorch (this process)' $tmp/o" "$(cat $tmp/o)"
