@@ -162,6 +162,18 @@ int main(int argc, char **argv)
 		   "a variable named val_loss is no call");
 	TAP_EQ_STR(phase_of("main", "run.py", "trainer.train_and_evaluate(cfg)"), NULL,
 		   "a call naming train and evaluate is not eval");
+	/* HF Trainer's dispatcher, named for both: the call on its line decides
+	 * (transformers trainer.py _maybe_log_save_evaluate) */
+	TAP_EQ_STR(phase_of("_maybe_log_save_evaluate", "transformers/trainer.py",
+			    "self._save_checkpoint(model, trial, metrics=metrics)"), "checkpoint",
+		   "_maybe_log_save_evaluate calling _save_checkpoint is a checkpoint");
+	TAP_EQ_STR(phase_of("_maybe_log_save_evaluate", "transformers/trainer.py",
+			    "metrics = self._evaluate(trial, ignore_keys_for_eval)"), "eval",
+		   "_maybe_log_save_evaluate calling _evaluate is eval");
+	TAP_EQ_STR(phase_of("_maybe_log_save_evaluate", "transformers/trainer.py",
+			    "self.log(logs)"), NULL, "_maybe_log_save_evaluate logging is neither");
+	TAP_EQ_STR(phase_of("_maybe_log_save_evaluate", "transformers/trainer.py", NULL), NULL,
+		   "_maybe_log_save_evaluate without its line is neither");
 	kg_frame two[2] = {{"trainer.py", 1, "evaluate", NULL}, {"model.py", 2, "forward", NULL}};
 	TAP_EQ_STR(kg_tb_phase(two, 2), "eval", "forward inside evaluate is eval");
 
@@ -192,6 +204,11 @@ int main(int argc, char **argv)
 			{"Epoch 0 | Batch 30/200 | Loss 1.560337", 30, 200, "step"},
 			{"Step 120/1000 loss=0.2", 120, 1000, "step"},
 			{"[ 30/210] processing image img_0030.png", 30, 210, "item"},
+			/* HF Trainer's notebook bar (transformers utils/notebook.py), dcause-0110 */
+			{" [ 501/1500 06:35 < 13:11, 1.26 it/s, Epoch 1/3]", 501, 1500, "trainer"},
+			{"[1200/1200 1:02:03, 0.32 it/s, Epoch 3/3]", 1200, 1200, "trainer"},
+			/* its evaluation bar has no epoch: a plain counter */
+			{"[12/50 00:03 < 00:10]", -1, -1, NULL},
 			{"see https://example.org/a/b", -1, -1, NULL},
 			{"date 2024/11/20", -1, -1, NULL},
 			{"Epoch 300/100", -1, -1, NULL},

@@ -87,7 +87,7 @@ enum {
 	X("model-len", A_BATCH) X("seq_len", A_BATCH) X("ngl", A_BATCH) X("gpu_layers", A_BATCH) \
 	X("gpu-layers", A_BATCH) X("num_gpu", A_BATCH) X("shm", A_BATCH) X("processes", A_BATCH) \
 	X("jobs", A_BATCH) X("trials", A_BATCH) X("submodels", A_BATCH) X("update_freq", A_BATCH) \
-	X("-bs", A_BATCH) \
+	X("-bs", A_BATCH) X("save_", A_BATCH) X("save-", A_BATCH) X("every_n", A_BATCH) \
 	/* nvidia-smi rows and the reporter's words (kg_parse_signs): phrases \
 	 * of prose, not words a training log prints on every line ("eval", \
 	 * "Validation", "after" would send each tqdm redraw and metrics line \
@@ -102,7 +102,7 @@ enum {
 	/* memory that grows, a checkpoint, several jobs on one device, in the \
 	 * reporter's words (kg_parse_signs: p_leakw, p_ckptw, p_parw) */ \
 	X("leak", A_SIGN) X("keep", A_SIGN) X("kept", A_SIGN) X("grow", A_SIGN) /* not vocabulary: log text */ \
-	X("increas", A_SIGN) X("checkpoint", A_SIGN) X("resum", A_SIGN) /* not vocabulary: log text */ \
+	X("increas", A_SIGN) X("checkpoint", A_SIGN | A_BATCH) X("resum", A_SIGN) /* not vocabulary: log text */ \
 	X("saving", A_SIGN) X("same", A_SIGN) \
 	X("single", A_SIGN) X("shared", A_SIGN) X("simultaneous", A_SIGN) X("concurrent", A_SIGN | A_BATCH) \
 	X("parallel", A_SIGN | A_BATCH) X("GPU 0", A_SIGN) X("cuda:0", A_SIGN) \

@@ -26,7 +26,10 @@ bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch);
 /* A progress line: tqdm's bar ("45%|████▌     | 45/100 [00:10<…"; kind
  * "bar"), "Epoch 30/100" / "Epoch [30/100]" / "epoch 3 of 10" ("epoch"),
  * "Step 120/1000" / "iter 20/300" / "batch 5/50" ("step"), a bracketed
- * counter that starts the line, "[ 30/210] processing …" ("item"). Sets
+ * counter that starts the line, "[ 30/210] processing …" ("item"), and
+ * Hugging Face Trainer's notebook bar, "[ 501/1500 06:35 < 13:11, 1.26
+ * it/s, Epoch 1/3]" ("trainer": the optimizer step shown, global_step + 1,
+ * transformers utils/notebook.py). Sets
  * *done, *total (done ≤ total, total ≥ 1) and *kind (static) and returns
  * true; false (nothing set) otherwise. A tqdm line of \r redraws: the
  * first bar in s[0..n) is read, so pass the last redraw. */

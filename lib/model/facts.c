@@ -216,7 +216,9 @@ static const kg_fact_info registry[] = {
 	{"epoch", C, "epoch at the OOM"},
 	{"progress.done", C, "the last progress line before the OOM (within 50 lines): iterations done (tqdm 45/100, Epoch 30/100, Step 120/1000, [ 30/210])"},
 	{"progress.total", C, "that line's total"},
-	{"progress.kind", S, "what it counts: bar (tqdm), epoch, step (step, iter, batch), item (a bracketed counter starting the line)"},
+	{"progress.kind", S, "what it counts: bar (tqdm), epoch, step (step, iter, batch), item (a bracketed counter starting the line), trainer (Hugging Face Trainer's notebook bar, \"[ 501/1500 06:35 < 13:11, 1.26 it/s, Epoch 1/3]\": the optimizer step in progress, global_step + 1)"},
+	{"progress.save_interval", C, "derived: the checkpoint interval in optimizer steps that the last progress line sits on (progress.done or one less is a multiple of it, at least once; kind bar, step or trainer): config.save_every (save_steps, checkpointing_steps, every_n_train_steps, …), else 500, Hugging Face TrainingArguments' default save_steps, when the Trainer ran (its notebook bar, or transformers/trainer.py in the frames); intervals under 50 are not compared"},
+	{"progress.save_from", S, "derived: where progress.save_interval came from: the log's save setting, or Hugging Face Trainer's default save_steps"},
 	{"progress.share", R, "done / total"},
 	{"rank", C, "distributed rank"},
 	{"frames.count", C, "number of traceback frames"},
@@ -874,6 +876,8 @@ static void put(kg_facts *f, const char *name, kg_fact_type type, num x)
 	f->v[f->ix[ix_find(f, name)] - 1].derived = true;   /* the fact just set */
 }
 
+static num save_interval(const kg_facts *f, const char **from);
+
 void kg_facts_derive(kg_facts *f)
 {
 	/* 2.x states allocated + reserved-unallocated; 1.x states reserved +
@@ -973,6 +977,18 @@ void kg_facts_derive(kg_facts *f)
 	}
 	put(f, "torch.version_code", KG_FACT_COUNT, code);
 
+	/* the checkpoint interval the OOM's progress line sits on */
+	const char *save_from = NULL;
+	put(f, "progress.save_interval", KG_FACT_COUNT, save_interval(f, &save_from));
+	const kg_fact *sf = kg_facts_get(f, "progress.save_interval");
+	const kg_fact *sfrom = kg_facts_get(f, "progress.save_from");
+	if (sf && sf->derived && save_from && (!sfrom || sfrom->derived)) {
+		kg_facts_set_str(f, "progress.save_from", save_from, "derived");
+		f->v[f->ix[ix_find(f, "progress.save_from")] - 1].derived = true;
+	} else if (!sf && sfrom && sfrom->derived) {
+		kg_facts_remove(f, "progress.save_from");
+	}
+
 	/* the job's mode, from everything above: a word always (unknown when
 	 * nothing tells), never over a --set one */
 	const char *why = NULL;
@@ -1007,6 +1023,43 @@ static bool fact_true(const kg_facts *f, const char *name)
 static bool str_is(const char *s, const char *word)
 {
 	return s && word && strcmp(s, word) == 0;
+}
+
+/* The interval, in optimizer steps, at which the job saves a checkpoint,
+ * when the last progress line before the OOM (progress.done) sits on a
+ * multiple of it: done or done − 1 (HF's notebook bar shows global_step +
+ * 1, transformers utils/notebook.py) is k × interval, k ≥ 1. The interval
+ * is config.save_every (rules/keys.yaml: save_steps, checkpointing_steps,
+ * …), else 500, HF TrainingArguments' default save_steps, when HF's
+ * Trainer ran (its notebook bar is the progress line, or
+ * transformers/trainer.py is in the frames). Intervals under 50 steps are
+ * ignored: a step lands next to a multiple of a short one by chance (one
+ * in interval / 2). Progress counted in epochs or items is not compared.
+ * Returns the interval (ok false when none) and sets *from to where it
+ * came from (static text). */
+static num save_interval(const kg_facts *f, const char **from)
+{
+	const char *kind = fact_str(f, "progress.kind");
+	num done = get(f, "progress.done"), every = get(f, "config.save_every");
+	bool hf = str_is(kind, "trainer"); /* not vocabulary: progress.kind's word */
+	if (!hf && !str_is(kind, "bar") && !str_is(kind, "step")) /* not vocabulary: progress.kind's words */
+		return (num){0};
+	if (!every.ok && !hf) {
+		const char *files = fact_str(f, "frames.files");
+		hf = files && strstr(files, "transformers/trainer.py");
+	}
+	if (every.ok)
+		*from = "the log's save setting";
+	else if (hf)
+		every = (num){true, 500, 500, 500, "Hugging Face TrainingArguments' default save_steps"},
+		*from = "Hugging Face Trainer's default save_steps";
+	if (!done.ok || !every.ok || every.v < 50 || every.v != floor(every.v) || done.v < every.v)
+		return (num){0};
+	double r = fmod(done.v, every.v);
+	if (r > 1)
+		return (num){0};
+	every.lo = every.hi = every.v;
+	return every;
 }
 
 static bool str_has(const char *s, const char *needle)
@@ -1147,6 +1200,7 @@ const char *kg_facts_job_mode(const kg_facts *f, const char **why)
 		return KG_MODE_WORD(EVAL);
 	}
 	if (fact_true(f, "phase.log_train") || str_is(fact_str(f, "progress.kind"), "epoch") ||
+	    str_is(fact_str(f, "progress.kind"), "trainer") ||
 	    kg_facts_get(f, "epoch")) {
 		*why = "the log's training lines";
 		return KG_MODE_WORD(TRAIN);

@@ -12,7 +12,7 @@ static kg_regex *re_global_step, *re_step, *re_epoch, *re_iter;
 static kg_regex *re_eval, *re_ckpt, *re_model_load, *re_train;
 static kg_regex *re_conf_assign, *re_conf_environ;
 static kg_regex *re_rank_line, *re_config_path;
-static kg_regex *re_prog_bar, *re_prog_epoch, *re_prog_step, *re_prog_item;
+static kg_regex *re_prog_bar, *re_prog_epoch, *re_prog_step, *re_prog_item, *re_prog_hfnb;
 static bool ready;
 
 int kg_context_init(kg_error *err)
@@ -47,6 +47,12 @@ int kg_context_init(kg_error *err)
 	re_prog_epoch = kg_regex_new_lazy("(?<![\\w.])epoch\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,9})\\s*(?:/|of)\\s*(\\d{1,9})\\b", I);
 	re_prog_step = kg_regex_new_lazy("(?<![\\w.])(?:step|iter(?:ation)?|batch)\\b\\s*[:=#]?\\s*\\[?\\s*(\\d{1,12})\\s*(?:/|of)\\s*(\\d{1,12})\\b", I);
 	re_prog_item = kg_regex_new_lazy("^\\s*\\[\\s*(\\d{1,12})\\s*/\\s*(\\d{1,12})\\s*\\]", 0);
+	/* Hugging Face Trainer's notebook bar (transformers utils/notebook.py,
+	 * NotebookProgressBar.update_bar): "[ 501/1500 06:35 < 13:11, 1.26
+	 * it/s, Epoch 1/3]", the optimizer step (NotebookProgressCallback
+	 * shows state.global_step + 1) of max_steps, then the epoch */
+	re_prog_hfnb = kg_regex_new_lazy("^\\s*\\[\\s*(\\d{1,12})/(\\d{1,12}) (?:\\d+:)?\\d\\d:\\d\\d"
+					 "(?: < (?:\\d+:)?\\d\\d:\\d\\d)?, [\\d.]+ it/s, Epoch ", 0);
 	ready = true;
 	return 0;
 }
@@ -56,7 +62,7 @@ void kg_context_fini(void)
 	kg_regex **all[] = {&re_global_step, &re_step, &re_epoch, &re_iter, &re_eval, &re_ckpt,
 			    &re_model_load, &re_train, &re_conf_assign, &re_conf_environ,
 			    &re_rank_line, &re_config_path, &re_prog_bar, &re_prog_epoch,
-			    &re_prog_step, &re_prog_item};
+			    &re_prog_step, &re_prog_item, &re_prog_hfnb};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		kg_regex_free(*all[i]);
 		*all[i] = NULL;
@@ -112,6 +118,8 @@ bool kg_ctx_progress(const char *line, size_t n, int64_t *done, int64_t *total, 
 		return false;
 	if (memmem(line, n, "%|", 2) && kg_regex_match(re_prog_bar, line, n, 0, &m))
 		k = "bar", g = 2;
+	else if (memmem(line, n, " it/s, Epoch ", 13) && kg_regex_match(re_prog_hfnb, line, n, 0, &m))
+		k = "trainer";
 	else if (kg_memcasemem(line, n, "epoch", 5) && kg_regex_match(re_prog_epoch, line, n, 0, &m))
 		k = "epoch";
 	else if ((kg_memcasemem(line, n, "step", 4) || kg_memcasemem(line, n, "iter", 4) ||

@@ -291,6 +291,19 @@ static int frame_phase(const kg_frame *f)
 		return P_CHECKPOINT;
 	/* torch's own frames named "test"/"score" are not the user's eval loop */
 	bool torch_internal = contains(file, "/torch/") || contains(file, "\\torch\\");
+	/* a function named for saving and evaluating both dispatches to one of
+	 * them (HF Trainer's _maybe_log_save_evaluate calls _save_checkpoint
+	 * or _evaluate): the call on its code line says which; none, neither */
+	static const char *const save_tokens[] = {"save", "checkpoint", "ckpt", NULL}; /* not vocabulary */
+	static const char *const eval_calls_any[] = {
+		"eval", /* a word of function names, not vocabulary */
+		"evaluate", "evaluation", "validate", "validation", "predict", "inference",
+		"generate", NULL};
+	if (has_token(fn, eval_tokens) && has_token(fn, save_tokens)) {
+		if (calls_token(code, save_tokens, NULL))
+			return P_CHECKPOINT;
+		return calls_token(code, eval_calls_any, check_tokens) ? P_EVAL : P_NONE;
+	}
 	if (!torch_internal && has_token(fn, eval_tokens) && !has_token(fn, train_tokens) &&
 	    !has_token(fn, check_tokens))
 		return P_EVAL;
