@@ -114,6 +114,17 @@ static void names(void)
 	TAP_OK(num(&f, "model.context") == 2048, "n_ctx");
 	kg_facts_free(&f);
 
+	/* ollama/ollama#8571: Ollama's server log names neither Ollama nor a
+	 * precision; its runner and llama.cpp's loader lines say the engine */
+	read_text("llm_load_tensors:          CPU model buffer size = 322657.21 MiB\n"
+		  "time=2025-01-24T15:54:16.769-08:00 level=ERROR source=sched.go:455 msg=\"error loading llama server\" "
+		  "error=\"llama runner process has terminated: signal: killed\"", 0, &f);
+	TAP_EQ_STR(str(&f, "model.engine"), "ollama", "Ollama's llama runner");
+	kg_facts_free(&f);
+	read_text("llm_load_tensors: offloaded 33/33 layers to GPU", 0, &f);
+	TAP_EQ_STR(str(&f, "model.engine"), "llama.cpp", "llama.cpp's loader line");
+	kg_facts_free(&f);
+
 	/* dcause-0089, vllm-project/vllm#7028 */
 	read_text("llm = LLM(model=\"hiuman/Vistral-7B-Chat-quantize\", quantization=\"AWQ\",enforce_eager=True, "
 		  "gpu_memory_utilization=0.1)", 0, &f);
@@ -329,6 +340,16 @@ static void gpus_and_host(void)
 	read_text("VRAM: 24GB, 24 GB VRAM, 24 GB of GPU RAM", 0, &f);
 	TAP_OK(!kg_facts_get(&f, "host.ram"), "VRAM and GPU RAM are no host RAM");
 	kg_facts_free(&f);
+	/* ollama/ollama#8571: RAM in lower case, as people write it */
+	read_text("running deepseek r1 671b on 64GB / 128GB ram mac", 0, &f);
+	TAP_OK(num(&f, "host.ram") == 128 * GiB, "128GB ram (%g)", num(&f, "host.ram"));
+	kg_facts_free(&f);
+	read_text("16gb vram and 8 GB Ram", 0, &f);
+	TAP_OK(num(&f, "host.ram") == 8 * GiB, "8 GB Ram, not 16gb vram (%g)", num(&f, "host.ram"));
+	kg_facts_free(&f);
+	read_text("a 16gb vram card", 0, &f);
+	TAP_OK(!kg_facts_get(&f, "host.ram"), "16gb vram is no host RAM");
+	kg_facts_free(&f);
 }
 
 static void estimates(void)
@@ -354,6 +375,21 @@ static void estimates(void)
 	TAP_EQ_STR(str(&f, "estimate.card.source"), "the device's total capacity in the message", "said so");
 	TAP_EQ_STR(str(&f, "estimate.weights.formula"),
 		   "7.0 B params (Llama-2-7b-hf) × 2 B (16-bit, assumed) = 13.04 GiB", "weights, 16-bit assumed");
+	kg_facts_free(&f);
+
+	/* an engine that runs GGUF files, no precision named: the least
+	 * usual quantisation, Q4_0's 4.5 bits (ollama/ollama#8571) */
+	read_text("running deepseek r1 671b on 64GB / 128GB ram mac", 0, &f);
+	kg_facts_set_str(&f, "job.engine", "ollama", "derived");
+	kg_estimate_facts(&f);
+	TAP_OK(num(&f, "estimate.weights") == 671e9 * 0.5625, "671 B × 4.5 bits (%g)", num(&f, "estimate.weights"));
+	TAP_OK(strstr(str(&f, "estimate.weights.formula") ? str(&f, "estimate.weights.formula") : "",
+		      "(4-bit GGUF, assumed)") != NULL, "said to be assumed: %s", str(&f, "estimate.weights.formula"));
+	kg_facts_free(&f);
+	read_text("running deepseek r1 671b on 64GB / 128GB ram mac", 0, &f);
+	kg_facts_set_str(&f, "job.engine", "vllm", "derived");
+	kg_estimate_facts(&f);
+	TAP_OK(num(&f, "estimate.weights") == 671e9 * 2, "vLLM: 16-bit assumed");
 	kg_facts_free(&f);
 
 	/* 8-bit Adam; SGD: no Adam state */

@@ -128,7 +128,7 @@ enum {
 	X("peft", A_MODEL) X("PEFT", A_MODEL) X("device_map", A_MODEL) X("deepspeed", A_MODEL) \
 	X("DeepSpeed", A_MODEL) X("fsdp", A_MODEL) X("FSDP", A_MODEL) X("offload", A_MODEL) \
 	X("parallel_size", A_MODEL) X("SGD", A_MODEL) X("_layer", A_MODEL) X("_head", A_MODEL) \
-	X("hidden_size", A_MODEL) X("n_ctx", A_MODEL)
+	X("hidden_size", A_MODEL) X("n_ctx", A_MODEL) X("llm_load", A_MODEL) X(" ram", A_MODEL)
 
 /* What tier 1 reads besides the triggers: torchelastic's root-cause block
  * (the rank that failed first, printed at the end of a multi-rank log) and

@@ -118,12 +118,19 @@ void kg_estimate_facts(kg_facts *f)
 	const char *cp = str(f, "config.precision");
 	const char *canon = NULL;
 	int cw = cp ? kg_dtype_bytes(cp, &canon) : -1;
+	const char *engine = str(f, "job.engine");
 	if (wb.ok) {
 		w = wb.v;
 		snprintf(wname, sizeof wname, "%s", str(f, "model.precision") ? str(f, "model.precision") : "stated");
 	} else if (cw > 0) {
 		w = cw;
 		snprintf(wname, sizeof wname, "%s", canon ? canon : cp);
+	} else if (is(engine, KG_FRAMEWORK_WORD(GGML)) || is(engine, "ollama")) { /* not vocabulary: job.engine's word */
+		/* llama.cpp and Ollama run GGUF files, quantised as a rule
+		 * (Ollama's library tags are 4-bit: Q4_0, later Q4_K_M); the
+		 * least of them, Q4_0's 4.5 bits, keeps the comparison safe */
+		w = 0.5625;
+		snprintf(wname, sizeof wname, "4-bit GGUF, assumed");
 	}
 	char what[320];
 	snprintf(what, sizeof what, "%s × %.4g B (%s)", label, w, wname);

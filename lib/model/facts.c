@@ -326,7 +326,7 @@ static const kg_fact_info registry[] = {
 	{"host.ram", B, "host RAM the log states (MemTotal, free's Mem: row, Slurm --mem, \"32 GB RAM\"): the smallest"},
 	{"estimate.card", B, "the card the estimates are weighed against: oom.total_capacity, else log.smi.total, else gpu.memory"},
 	{"estimate.card.source", S, "which, in words"},
-	{"estimate.weights", B, "model.params × bytes per parameter (model.precision, else config.precision, else 2 B: 16-bit, assumed)"},
+	{"estimate.weights", B, "model.params × bytes per parameter (model.precision, else config.precision, else 0.5625 B, 4-bit GGUF, assumed, when job.engine runs GGUF files (ggml, ollama), else 2 B: 16-bit, assumed)"},
 	{"estimate.weights.formula", S, "that arithmetic as text"},
 	{"estimate.weights.least", B, "the least the weights can be: the count at its lower end (a name's size rounds: 7b from 6.44 B)"},
 	{"estimate.training", B, "in training without adapters: model.params × 16 B, weights, gradients and Adam's state (ZeRO paper §3.1; 10 B with an 8-bit optimizer); from 8 B (all 16-bit), the least any Adam keeps. With adapters: the weights + model.trainable × 16 B"},

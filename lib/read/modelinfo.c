@@ -377,7 +377,8 @@ static void patterns(void)
 		"(?<![a-z])fine[- ]?tun(?:e|es|ing)(?![a-z])|(?<![a-z])adamw?(?![a-z])", I);
 	re_infer = kg_regex_new_lazy(
 		"\\bgenerate(?:\\.py\\b|\\()|\\bpipeline\\(|\\bLLM\\(|\\bvllm\\b|\\bsglang\\b|\\bollama\\b|llama\\.cpp|"
-		"\\bllama-(?:server|cli)\\b|\\bllama_(?:model_load|new_context|kv_cache|init)|\\btxt2img\\b|"
+		"\\bllama-(?:server|cli)\\b|\\bllama_(?:model_load|new_context|kv_cache|init)|\\bllm_load_\\w+:|"
+		"\\bllama\\s+runner\\b|\\btxt2img\\b|"
 		"\\binfer(?:ence)?\\b|\\binfer\\w*\\.(?:py|sh)\\b|\\btranscribe\\b|--do[_-]predict\\b|"
 		"\\bmlc_chat|faster[-_]whisper|ctranslate2|"
 		"\\bwhisper\\s+\\S+\\.(?:mp3|wav|m4a|flac|ogg|opus|mp4|mkv|webm)\\b", I);
@@ -395,8 +396,8 @@ static void patterns(void)
 	re_slurm = kg_regex_new_lazy("--mem(?:\\s*=\\s*|\\s+)([0-9]+)([KMGT])?\\b", 0);
 	/* "32 GB RAM", "16GB of system RAM"; not VRAM or GPU RAM */
 	re_ram = kg_regex_new_lazy(
-		"(?<![\\w.])([0-9]+(?:\\.[0-9]+)?)\\s*(GB|GiB|G|TB)\\s+(?:of\\s+)?(?:system\\s+|host\\s+|CPU\\s+|"
-		"physical\\s+|DDR[0-9]\\s+)?(?<!V)RAM\\b", 0);
+		"(?<![\\w.])([0-9]+(?:\\.[0-9]+)?)\\s*((?i:GB|GiB|G|TB))\\s+(?:of\\s+)?(?:system\\s+|host\\s+|CPU\\s+|"
+		"physical\\s+|DDR[0-9]\\s+)?(?<![Vv])(?:RAM|ram|Ram)\\b", 0);
 	re_ram2 = kg_regex_new_lazy("(?<![\\w-])(?<!GPU )RAM\\s*[:=]\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(GB|GiB|G|TB)\\b", 0);
 	/* n_layer = 32, "num_key_value_heads": 8, max_model_len=4096 */
 	re_kv = kg_regex_new_lazy(
@@ -682,6 +683,8 @@ static const char *engine_of(const char *t, size_t n, int *prio)
 	/* engine: a word of its own, or NULL for the framework's word fw */
 	static const struct { const char *w; const char *engine; int fw; int prio; } e[] = {
 		{"ollama", "ollama", -1, 5}, {"vllm", NULL, KG_FRAMEWORK_VLLM, 4}, /* not vocabulary */
+		{"llama runner", "ollama", -1, 5}, /* Ollama's runner process; not vocabulary */
+		{"llm_load_", "llama.cpp", -1, 3},
 		{"llm(", NULL, KG_FRAMEWORK_VLLM, 4},
 		{"sglang", NULL, KG_FRAMEWORK_SGLANG, 4}, /* not vocabulary: log text */
 		{"llama", "llama.cpp", -1, 3},
@@ -713,7 +716,7 @@ static int mode_and_setup(const char *s, size_t n, long line, kg_model_signs *m)
 		}
 		got = 1;
 	}
-	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "vllm", "llama", "txt2img", /* not vocabulary: log text */
+	static const char *const infer_w[] = {"generate", "pipeline(", "llm(", "vllm", "llama", "llm_load_", "txt2img", /* not vocabulary: log text */
 					      "infer", "transcribe", "predict", "mlc_chat", "whisper",
 					      "ctranslate2", /* not vocabulary: log text */
 					      "sglang"}; /* not vocabulary: log text */

@@ -529,11 +529,14 @@ static const char *const rx_src[NRX] = {
 	[RX_K8S_OOM] = "(?:[Rr]eason:[ \\t]*\"?)?\\bOOMKilled\\b",
 	/* a process ended by SIGKILL (9) as a status: 128 + 9 = 137 from a
 	 * shell, Docker, kubectl exec or an IDE; torchelastic's "exitcode: -9"
-	 * (torch/distributed/elastic/multiprocessing/api.py) */
+	 * (torch/distributed/elastic/multiprocessing/api.py); Go's os/exec
+	 * ExitError for a child killed by SIGKILL, "signal: killed" (Ollama's
+	 * "llama runner process has terminated: signal: killed") */
 	[RX_EXIT_KILL] =
 		"\\bexit(?:ed)?\\s+(?:with\\s+)?(?:code|status)\\s*:?\\s*137\\b"
 		"(?:\\s+\\(interrupted\\s+by\\s+signal\\s+9:\\s+SIGKILL\\))?"
-		"|\\b(?:failed\\s+\\()?exitcode:\\s+-9\\b\\)?",
+		"|\\b(?:failed\\s+\\()?exitcode:\\s+-9\\b\\)?"
+		"|(?:[\\w ]*process\\s+has\\s+terminated:\\s+)?\\bsignal:\\s+killed\\b",
 
 	/* the safety net: a phrase that says out of memory, the words of an
 	 * error around it, and the forms that say there was none */
@@ -1997,6 +2000,7 @@ static const grammar grammars[] = {
 	{RX_K8S_OOM, {"OOMKilled"}, g_k8s_oom},
 	{RX_EXIT_KILL, {"code 137", "status 137"}, g_exit_kill},
 	{RX_EXIT_KILL, {"exitcode: -9"}, g_exit_kill},
+	{RX_EXIT_KILL, {"signal: killed"}, g_exit_kill},
 	{RX_BAR_KILLED, {"killed", "Killed"}, g_bar_killed},
 	{RX_SHELL_KILLED, {"killed"}, g_shell_killed},
 	{RX_SHM_WORKER, {"killed by signal"}, g_shm_worker},
