@@ -209,6 +209,12 @@ int main(int argc, char **argv)
 			{"[1200/1200 1:02:03, 0.32 it/s, Epoch 3/3]", 1200, 1200, "trainer"},
 			/* its evaluation bar has no epoch: a plain counter */
 			{"[12/50 00:03 < 00:10]", -1, -1, NULL},
+			/* Keras' Progbar (tf.keras, Keras 3) */
+			{" 45/469 [==>...........................] - ETA: 1:02 - loss: 0.4026", 45, 469, "step"},
+			{"  1/938 \xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81"
+			 " 2:30 160ms/step - loss: 2.3", 1, 938, "step"},
+			{"938/938 [==============================] - 2s 1ms/step - loss: 0.0942", 938, 938, "step"},
+			{"10/20 [a] - b", -1, -1, NULL},
 			{"see https://example.org/a/b", -1, -1, NULL},
 			{"date 2024/11/20", -1, -1, NULL},
 			{"Epoch 300/100", -1, -1, NULL},

@@ -29,7 +29,9 @@ bool kg_ctx_counters(const char *line, size_t n, int64_t *step, int64_t *epoch);
  * counter that starts the line, "[ 30/210] processing …" ("item"), and
  * Hugging Face Trainer's notebook bar, "[ 501/1500 06:35 < 13:11, 1.26
  * it/s, Epoch 1/3]" ("trainer": the optimizer step shown, global_step + 1,
- * transformers utils/notebook.py). Sets
+ * transformers utils/notebook.py), and Keras' bar, "  45/469 [==>....] -
+ * ETA: …" or Keras 3's "  45/469 ━━━━━━━━━━ 1:02 134ms/step" ("step": the
+ * batch of the epoch). Sets
  * *done, *total (done ≤ total, total ≥ 1) and *kind (static) and returns
  * true; false (nothing set) otherwise. A tqdm line of \r redraws: the
  * first bar in s[0..n) is read, so pass the last redraw. */

@@ -216,7 +216,7 @@ static const kg_fact_info registry[] = {
 	{"epoch", C, "epoch at the OOM"},
 	{"progress.done", C, "the last progress line before the OOM (within 50 lines): iterations done (tqdm 45/100, Epoch 30/100, Step 120/1000, [ 30/210])"},
 	{"progress.total", C, "that line's total"},
-	{"progress.kind", S, "what it counts: bar (tqdm), epoch, step (step, iter, batch), item (a bracketed counter starting the line), trainer (Hugging Face Trainer's notebook bar, \"[ 501/1500 06:35 < 13:11, 1.26 it/s, Epoch 1/3]\": the optimizer step in progress, global_step + 1)"},
+	{"progress.kind", S, "what it counts: bar (tqdm), epoch, step (step, iter, batch, Keras' bar), item (a bracketed counter starting the line), trainer (Hugging Face Trainer's notebook bar, \"[ 501/1500 06:35 < 13:11, 1.26 it/s, Epoch 1/3]\": the optimizer step in progress, global_step + 1)"},
 	{"progress.save_interval", C, "derived: the checkpoint interval in optimizer steps that the last progress line sits on (progress.done or one less is a multiple of it, at least once; kind bar, step or trainer): config.save_every (save_steps, checkpointing_steps, every_n_train_steps, …), else 500, Hugging Face TrainingArguments' default save_steps, when the Trainer ran (its notebook bar, or transformers/trainer.py in the frames); intervals under 50 are not compared"},
 	{"progress.save_from", S, "derived: where progress.save_interval came from: the log's save setting, or Hugging Face Trainer's default save_steps"},
 	{"progress.share", R, "done / total"},

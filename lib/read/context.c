@@ -12,7 +12,7 @@ static kg_regex *re_global_step, *re_step, *re_epoch, *re_iter;
 static kg_regex *re_eval, *re_ckpt, *re_model_load, *re_train;
 static kg_regex *re_conf_assign, *re_conf_environ;
 static kg_regex *re_rank_line, *re_config_path;
-static kg_regex *re_prog_bar, *re_prog_epoch, *re_prog_step, *re_prog_item, *re_prog_hfnb;
+static kg_regex *re_prog_bar, *re_prog_epoch, *re_prog_step, *re_prog_item, *re_prog_hfnb, *re_prog_keras;
 static bool ready;
 
 int kg_context_init(kg_error *err)
@@ -51,6 +51,10 @@ int kg_context_init(kg_error *err)
 	 * NotebookProgressBar.update_bar): "[ 501/1500 06:35 < 13:11, 1.26
 	 * it/s, Epoch 1/3]", the optimizer step (NotebookProgressCallback
 	 * shows state.global_step + 1) of max_steps, then the epoch */
+	/* Keras' fit/evaluate/predict bar, the batch of the epoch (tf.keras
+	 * utils Progbar: "  45/469 [==>.....] - ETA: 1:02 - loss: 0.40";
+	 * Keras 3: "  45/469 ━━━━━━━━━━━━━━━━━━━━ 1:02 134ms/step - loss") */
+	re_prog_keras = kg_regex_new_lazy("^\\s*(\\d{1,12})/(\\d{1,12}) (?:\\[[=>.]{8,}\\]|(?:\\x{e2}\\x{94}\\x{81}){5,})", 0);
 	re_prog_hfnb = kg_regex_new_lazy("^\\s*\\[\\s*(\\d{1,12})/(\\d{1,12}) (?:\\d+:)?\\d\\d:\\d\\d"
 					 "(?: < (?:\\d+:)?\\d\\d:\\d\\d)?, [\\d.]+ it/s, Epoch ", 0);
 	ready = true;
@@ -62,7 +66,7 @@ void kg_context_fini(void)
 	kg_regex **all[] = {&re_global_step, &re_step, &re_epoch, &re_iter, &re_eval, &re_ckpt,
 			    &re_model_load, &re_train, &re_conf_assign, &re_conf_environ,
 			    &re_rank_line, &re_config_path, &re_prog_bar, &re_prog_epoch,
-			    &re_prog_step, &re_prog_item, &re_prog_hfnb};
+			    &re_prog_step, &re_prog_item, &re_prog_hfnb, &re_prog_keras};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		kg_regex_free(*all[i]);
 		*all[i] = NULL;
@@ -120,6 +124,9 @@ bool kg_ctx_progress(const char *line, size_t n, int64_t *done, int64_t *total, 
 		k = "bar", g = 2;
 	else if (memmem(line, n, " it/s, Epoch ", 13) && kg_regex_match(re_prog_hfnb, line, n, 0, &m))
 		k = "trainer";
+	else if ((memmem(line, n, "] - ", 4) || memmem(line, n, "\xe2\x94\x81\xe2\x94\x81", 6)) &&
+		 kg_regex_match(re_prog_keras, line, n, 0, &m))
+		k = "step";
 	else if (kg_memcasemem(line, n, "epoch", 5) && kg_regex_match(re_prog_epoch, line, n, 0, &m))
 		k = "epoch";
 	else if ((kg_memcasemem(line, n, "step", 4) || kg_memcasemem(line, n, "iter", 4) ||
