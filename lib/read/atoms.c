@@ -321,7 +321,11 @@ static size_t find_scalar(const kg_atoms *a, const char *buf, size_t n, size_t f
 
 #if defined(__x86_64__)
 /* Candidates of one block: lanes of `bits` (bucket sets in r[]) from q0;
- * nlbits: the block's newline lanes, counted into *nl up to the hit. */
+ * nlbits: the block's newline lanes, counted into *nl up to the hit. Only
+ * the SIMD paths call it, each chosen on a CPU with POPCNT (kg_atoms_find's
+ * dispatch): without the target its counts were calls to libgcc's
+ * __popcountdi2. */
+__attribute__((target("popcnt")))
 static inline size_t block_hits(const kg_atoms *a, const char *buf, size_t n, size_t q0,
 				uint64_t bits, const uint8_t *r, uint32_t *cls, uint64_t nlbits, size_t *nl)
 {
