@@ -235,6 +235,8 @@ int main(int argc, char **argv)
 	TAP_EQ_STR(kg_ctx_phase_marker("Running validation...", 21), "eval", "validation marker");
 	TAP_EQ_STR(kg_ctx_phase_marker("Saving checkpoint to ckpt/3.pt", 30), "checkpoint", "saving checkpoint");
 	TAP_EQ_STR(kg_ctx_phase_marker("Loading checkpoint shards: 100%", 31), "model-load", "HF shards are model load");
+	TAP_EQ_STR(kg_ctx_phase_marker("INFO 05-09 10:11:12 model_runner.py:146] Loading model weights took 13.4967 GB", 78),
+		   NULL, "vLLM's report that loading took N GB ends the loading");
 	TAP_EQ_STR(kg_ctx_phase_marker("[train] step 100 | loss 1.2", 27), "train", "train marker");
 	TAP_EQ_STR(kg_ctx_phase_marker("pin_memory=True num_workers=8", 29), NULL, "no marker");
 

@@ -149,7 +149,10 @@ const char *kg_ctx_phase_marker(const char *line, size_t n)
 	kg_match m;
 	/* cheap literal gates before each regex */
 	bool maybe_load = kg_memcasemem(line, n, "load", 4) || kg_memcasemem(line, n, "pretrained", 10);
-	if (maybe_load && kg_regex_match(re_model_load, line, n, 0, &m))
+	/* a line that reports how long the loading took ends that phase
+	 * (vLLM's "Loading model weights took 13.4967 GB", before it
+	 * profiles a forward pass and allocates its KV cache) */
+	if (maybe_load && !kg_memcasemem(line, n, " took ", 6) && kg_regex_match(re_model_load, line, n, 0, &m))
 		return KG_PHASE_WORD(MODEL_LOAD);
 	if ((kg_memcasemem(line, n, "checkpoint", 10) || kg_memcasemem(line, n, "ckpt", 4) ||
 	     kg_memcasemem(line, n, "state", 5) || kg_memcasemem(line, n, "sav", 3)) &&
