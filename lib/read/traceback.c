@@ -291,28 +291,24 @@ static int frame_phase(const kg_frame *f)
 		return P_CHECKPOINT;
 	/* torch's own frames named "test"/"score" are not the user's eval loop */
 	bool torch_internal = contains(file, "/torch/") || contains(file, "\\torch\\");
-	/* a function named for saving and evaluating both dispatches to one of
-	 * them (HF Trainer's _maybe_log_save_evaluate calls _save_checkpoint
-	 * or _evaluate): the call on its code line says which; none, neither */
-	static const char *const save_tokens[] = {"save", "checkpoint", "ckpt", NULL}; /* not vocabulary */
-	static const char *const eval_calls_any[] = {
-		"eval", /* a word of function names, not vocabulary */
-		"evaluate", "evaluation", "validate", "validation", "predict", "inference",
-		"generate", NULL};
-	if (has_token(fn, eval_tokens) && has_token(fn, save_tokens)) {
-		if (calls_token(code, save_tokens, NULL))
-			return P_CHECKPOINT;
-		return calls_token(code, eval_calls_any, check_tokens) ? P_EVAL : P_NONE;
-	}
-	if (!torch_internal && has_token(fn, eval_tokens) && !has_token(fn, train_tokens) &&
-	    !has_token(fn, check_tokens))
-		return P_EVAL;
 	/* the evaluation method a frame's code calls (the paste may stop at
 	 * the caller); "val", "test", "rank" and "score" are too common in
 	 * other names to be read from a call */
 	static const char *const eval_calls[] = {
 		"evaluate", "evaluation", "validate", "validation", "predict", "inference",
 		"generate", NULL};
+	/* a function named for saving and evaluating both dispatches to one of
+	 * them (HF Trainer's _maybe_log_save_evaluate calls _save_checkpoint
+	 * or _evaluate): the call on its code line says which; none, neither */
+	static const char *const save_tokens[] = {"save", "checkpoint", "ckpt", NULL}; /* not vocabulary */
+	if (has_token(fn, eval_tokens) && has_token(fn, save_tokens)) {
+		if (calls_token(code, save_tokens, NULL))
+			return P_CHECKPOINT;
+		return calls_token(code, eval_calls, check_tokens) ? P_EVAL : P_NONE;
+	}
+	if (!torch_internal && has_token(fn, eval_tokens) && !has_token(fn, train_tokens) &&
+	    !has_token(fn, check_tokens))
+		return P_EVAL;
 	if (!torch_internal && calls_token(code, eval_calls, check_tokens) && !calls_token(code, train_tokens, NULL))
 		return P_EVAL;
 	if ((strcmp(fn, "step") == 0 && (contains(file, "optim") || contains(code, "step("))) ||
