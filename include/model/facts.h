@@ -102,6 +102,13 @@ void kg_facts_from_incident(const struct kg_incident *inc, const char *path, kg_
  * overwritten; a derived fact whose inputs vanished is removed. */
 void kg_facts_derive(kg_facts *facts);
 
+/* The derived facts that read the settings (config.*), which the pipeline
+ * merges after kg_facts_derive ran: progress.save_interval (the checkpoint
+ * interval the last progress line sits on, config.save_every or HF
+ * Trainer's default 500) and progress.save_from. Same rules as
+ * kg_facts_derive: a stated or --set fact is kept. */
+void kg_facts_derive_settings(kg_facts *facts);
+
 /* What the job was doing when it ran out of memory, read off facts (the
  * fact job.mode, which kg_facts_derive sets from it unless it was --set;
  * DIAGNOSIS §10 "The action follows the mode"). Every sign of the mode is

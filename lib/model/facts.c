@@ -878,6 +878,21 @@ static void put(kg_facts *f, const char *name, kg_fact_type type, num x)
 
 static num save_interval(const kg_facts *f, const char **from);
 
+void kg_facts_derive_settings(kg_facts *f)
+{
+	/* the checkpoint interval the OOM's progress line sits on */
+	const char *save_from = NULL;
+	put(f, "progress.save_interval", KG_FACT_COUNT, save_interval(f, &save_from));
+	const kg_fact *sf = kg_facts_get(f, "progress.save_interval");
+	const kg_fact *sfrom = kg_facts_get(f, "progress.save_from");
+	if (sf && sf->derived && save_from && (!sfrom || sfrom->derived)) {
+		kg_facts_set_str(f, "progress.save_from", save_from, "derived");
+		f->v[f->ix[ix_find(f, "progress.save_from")] - 1].derived = true;
+	} else if (!sf && sfrom && sfrom->derived) {
+		kg_facts_remove(f, "progress.save_from");
+	}
+}
+
 void kg_facts_derive(kg_facts *f)
 {
 	/* 2.x states allocated + reserved-unallocated; 1.x states reserved +
@@ -977,17 +992,7 @@ void kg_facts_derive(kg_facts *f)
 	}
 	put(f, "torch.version_code", KG_FACT_COUNT, code);
 
-	/* the checkpoint interval the OOM's progress line sits on */
-	const char *save_from = NULL;
-	put(f, "progress.save_interval", KG_FACT_COUNT, save_interval(f, &save_from));
-	const kg_fact *sf = kg_facts_get(f, "progress.save_interval");
-	const kg_fact *sfrom = kg_facts_get(f, "progress.save_from");
-	if (sf && sf->derived && save_from && (!sfrom || sfrom->derived)) {
-		kg_facts_set_str(f, "progress.save_from", save_from, "derived");
-		f->v[f->ix[ix_find(f, "progress.save_from")] - 1].derived = true;
-	} else if (!sf && sfrom && sfrom->derived) {
-		kg_facts_remove(f, "progress.save_from");
-	}
+	kg_facts_derive_settings(f);
 
 	/* the job's mode, from everything above: a word always (unknown when
 	 * nothing tells), never over a --set one */

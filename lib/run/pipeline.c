@@ -523,9 +523,9 @@ static int apply_rules(run *R, kg_error *err, bool *usage)
 		 * the config file's, which a patch may have changed since */
 		if (from_log)
 			kg_facts_settings_from_log(&R->lfs[li], inc->path, before, &f);
-		/* again: the config's and the log's settings are in now
-		 * (progress.save_interval reads config.save_every) */
-		kg_facts_derive(&f);
+		/* the derived facts that read the settings, now that the
+		 * config's and the log's are in */
+		kg_facts_derive_settings(&f);
 		/* what `run` read at the OOM (NVML, the cgroup) */
 		kg_facts_from_run(opt->run, inc, &f);
 		/* --set before the calculators (their inputs) and again after
