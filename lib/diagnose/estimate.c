@@ -125,7 +125,7 @@ void kg_estimate_facts(kg_facts *f)
 	} else if (cw > 0) {
 		w = cw;
 		snprintf(wname, sizeof wname, "%s", canon ? canon : cp);
-	} else if (is(engine, KG_FRAMEWORK_WORD(GGML)) || is(engine, "ollama")) { /* not vocabulary: job.engine's word */
+	} else if (is(engine, KG_FRAMEWORK_WORD(GGML)) || is(engine, KG_FRAMEWORK_WORD(OLLAMA))) {
 		/* llama.cpp and Ollama run GGUF files, quantised as a rule
 		 * (Ollama's library tags are 4-bit: Q4_0, later Q4_K_M); the
 		 * least of them, Q4_0's 4.5 bits, keeps the comparison safe */
