@@ -37,6 +37,7 @@ typedef struct kg_fact {
 	char *str;             /* value for STRING */
 	char *provenance;      /* "crash.log:1234", "cfg.yaml:12", "--set", … */
 	bool derived;          /* computed by kg_facts_derive (recomputed there) */
+	uint32_t hash;         /* kg_fact_name_hash(name), for the index */
 } kg_fact;
 
 typedef struct kg_facts {
@@ -60,6 +61,11 @@ void kg_facts_set_str(kg_facts *f, const char *name, const char *s, const char *
  * constant time whatever the number of facts. The pointer stays valid until
  * the next set or remove on f. */
 const kg_fact *kg_facts_get(const kg_facts *f, const char *name);
+/* kg_facts_get with the name's kg_fact_name_hash computed by the caller
+ * once (a compiled rule looks its facts up for every incident). */
+const kg_fact *kg_facts_get_hashed(const kg_facts *f, const char *name, uint32_t hash);
+/* A fact name's 32-bit FNV-1a hash (the index's key); name NUL-terminated. */
+uint32_t kg_fact_name_hash(const char *name);
 /* Sets every fact of src in dst, in src's order (each replaces a fact of
  * the same name, as its setter would): the same result as setting them
  * one by one. Derived flags are not copied; derive afterwards if needed. */

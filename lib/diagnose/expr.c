@@ -36,6 +36,7 @@ typedef struct node {
 	pcre2_match_data *md;     /* made on the first match (most rules'
 	                             regexes never run) */
 	uint32_t uses;            /* kg_regex_use: JIT-compiled when hot */
+	uint32_t hash;            /* N_FACT: kg_fact_name_hash(str) */
 } node;
 
 struct kg_expr {
@@ -375,6 +376,7 @@ static node *parse_primary(parser *p)
 	}
 	node *x = mk(N_FACT);
 	x->str = name;
+	x->hash = kg_fact_name_hash(name);
 	note_fact(p->e, name);
 	return x;
 }
@@ -676,7 +678,7 @@ static kg_value eval(const kg_expr *e, const node *x, const kg_facts *f)
 	case N_BOOL:
 		return vbool(x->num != 0);
 	case N_FACT: {
-		const kg_fact *fa = kg_facts_get(f, x->str);
+		const kg_fact *fa = kg_facts_get_hashed(f, x->str, x->hash);
 		if (!fa)
 			return UNKNOWN;
 		switch (fa->type) {

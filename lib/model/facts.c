@@ -17,24 +17,32 @@
 
 /* ---- store ------------------------------------------------------------ */
 
-/* FNV-1a of a fact name. */
-static uint32_t name_hash(const char *s)
+uint32_t kg_fact_name_hash(const char *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = 2166136261u; /* FNV-1a */
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return h;
 }
 
-/* The index slot holding name, or the empty slot where it would go;
- * ixcap must be non-zero. */
-static size_t ix_find(const kg_facts *f, const char *name)
+/* The index slot holding name (whose kg_fact_name_hash is hash), or the
+ * empty slot where it would go; ixcap must be non-zero. A slot whose
+ * fact has another hash is passed without comparing the names. */
+static size_t ix_find_hashed(const kg_facts *f, const char *name, uint32_t hash)
 {
 	size_t mask = f->ixcap - 1;
-	size_t h = name_hash(name) & mask;
-	while (f->ix[h] && strcmp(f->v[f->ix[h] - 1].name, name) != 0)
-		h = (h + 1) & mask;
+	size_t h = hash & mask;
+	for (; f->ix[h]; h = (h + 1) & mask) {
+		const kg_fact *x = &f->v[f->ix[h] - 1];
+		if (x->hash == hash && strcmp(x->name, name) == 0)
+			break;
+	}
 	return h;
+}
+
+static size_t ix_find(const kg_facts *f, const char *name)
+{
+	return ix_find_hashed(f, name, kg_fact_name_hash(name));
 }
 
 /* Rebuilds the index for the n facts in v, with room for at least `want`
@@ -48,14 +56,15 @@ static void ix_rebuild(kg_facts *f, size_t want)
 	f->ix = kg_calloc(cap, sizeof *f->ix);
 	f->ixcap = cap;
 	for (size_t i = 0; i < f->n; i++)
-		f->ix[ix_find(f, f->v[i].name)] = (uint32_t)(i + 1);
+		f->ix[ix_find_hashed(f, f->v[i].name, f->v[i].hash)] = (uint32_t)(i + 1);
 }
 
 static kg_fact *slot(kg_facts *f, const char *name)
 {
 	if (2 * (f->n + 1) > f->ixcap)
 		ix_rebuild(f, f->n + 1);
-	size_t h = ix_find(f, name);
+	uint32_t hash = kg_fact_name_hash(name);
+	size_t h = ix_find_hashed(f, name, hash);
 	if (f->ix[h]) {
 		kg_fact *x = &f->v[f->ix[h] - 1];
 		free(x->str);
@@ -73,6 +82,7 @@ static kg_fact *slot(kg_facts *f, const char *name)
 	kg_fact *x = &f->v[f->n++];
 	memset(x, 0, sizeof *x);
 	x->name = kg_strdup(name);
+	x->hash = hash;
 	f->ix[h] = (uint32_t)f->n;
 	return x;
 }
@@ -122,9 +132,14 @@ void kg_facts_merge(kg_facts *dst, const kg_facts *src)
 
 const kg_fact *kg_facts_get(const kg_facts *f, const char *name)
 {
+	return kg_facts_get_hashed(f, name, kg_fact_name_hash(name));
+}
+
+const kg_fact *kg_facts_get_hashed(const kg_facts *f, const char *name, uint32_t hash)
+{
 	if (!f->ixcap)
 		return NULL;
-	size_t h = ix_find(f, name);
+	size_t h = ix_find_hashed(f, name, hash);
 	return f->ix[h] ? &f->v[f->ix[h] - 1] : NULL;
 }
 
