@@ -102,7 +102,7 @@ enum {
 	/* memory that grows, a checkpoint, several jobs on one device, in the \
 	 * reporter's words (kg_parse_signs: p_leakw, p_ckptw, p_parw) */ \
 	X("leak", A_SIGN) X("keep", A_SIGN) X("kept", A_SIGN) X("grow", A_SIGN) /* not vocabulary: log text */ \
-	X("increas", A_SIGN) X("checkpoint", A_SIGN | A_BATCH) X("resum", A_SIGN) /* not vocabulary: log text */ \
+	X("increas", A_SIGN) X("graph", A_SIGN) X("detach", A_SIGN) X("checkpoint", A_SIGN | A_BATCH) X("resum", A_SIGN) /* not vocabulary: log text */ \
 	X("saving", A_SIGN) X("same", A_SIGN) \
 	X("single", A_SIGN) X("shared", A_SIGN) X("simultaneous", A_SIGN) X("concurrent", A_SIGN | A_BATCH) \
 	X("parallel", A_SIGN | A_BATCH) X("GPU 0", A_SIGN) X("cuda:0", A_SIGN) \

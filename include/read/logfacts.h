@@ -93,9 +93,14 @@ typedef struct kg_log_markers {
 	char platform_text[160];   /* the marker line, cut */
 	long platform_line;
 	kg_size tf_total, tf_free; /* TensorFlow 1.x "totalMemory: X
-	                              freeMemory: Y" at start-up, or 2.x
+	                              freeMemory: Y" at start-up (1.0-1.4:
+	                              "Total memory: X" and "Free memory: Y"
+	                              on lines of their own), or 2.x
 	                              "deviceMemorySize: X" (total only) */
 	long tf_total_line;
+	kg_size tf_split_total;    /* a 1.0-1.4 "Total memory: X" line waiting
+	                              for its "Free memory: Y" */
+	long tf_split_line;
 	int64_t tf_device;         /* bytes of "Created [TensorFlow] device …
 	                              with N MB memory", KG_NONE when none */
 	long tf_device_line;

@@ -225,6 +225,13 @@ static pattern pat_wsl = {.src = "microsoft-standard-WSL2|/usr/lib/wsl/|\\bWSL2\
 static pattern pat_jetson = {.src = "\\bNvMap\\w*|\\bnvmap\\b|\\bTegra\\b|\\bJetson\\b"
 				     "|\\bNVIDIA\\s+(?:Thor|Orin)\\b|\\bOrin\\s+\\(nvgpu\\)|\\bAGX\\s+(?:Thor|Orin)\\b"};
 static pattern pat_tf1 = {.src = "totalMemory:\\s*([0-9.]+\\s*[KMGT]i?B)\\s+freeMemory:\\s*([0-9.]+\\s*[KMGT]i?B)"};
+/* TensorFlow 1.0-1.4 printed the device's memory on lines of their own
+ * after "Found device 0 with properties:" ("Total memory: 7.92GiB", then
+ * "Free memory: 190.31MiB", strings::HumanReadableNumBytes: no space,
+ * binary units; tensorflow/tensorflow#8170, TF 1.0): read as the line
+ * alone holds it, and the free line only right after the total one */
+static pattern pat_tf_split_total = {.src = "^\\s*Total memory:\\s*([0-9.]+[KMGT]iB)\\s*$"};
+static pattern pat_tf_split_free = {.src = "^\\s*Free memory:\\s*([0-9.]+[KMGT]iB)\\s*$"};
 static pattern pat_tf_size = {.src = "deviceMemorySize:\\s*([0-9.]+\\s*[KMGT]i?B)"};
 static pattern pat_tf_device = {.src = "Created\\s+(?:TensorFlow\\s+)?device\\s+\\(?/job:\\S+\\s+with\\s+([0-9]+)\\s+MB\\s+memory"};
 
@@ -254,7 +261,7 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 	 * the prefilter, runs no regex */
 	static const char *const platform_lit[] = {"wsl", "windows subsystem", "nvmap", "tegra", "jetson",
 						   "thor", "orin"};
-	static const char *const tf_lit[] = {"totalmemory", "devicememorysize"};
+	static const char *const tf_lit[] = {"totalmemory", "devicememorysize", "total memory:", "free memory:"};
 	if (!m->platform && has_any(s, n, platform_lit, sizeof platform_lit / sizeof *platform_lit)) {
 		const char *kind = NULL;
 		if ((at = 0, match(&pat_wsl, s, n, &at)))
@@ -276,6 +283,15 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 			m->tf_free = size_at(s, ov[4], ov[5]);
 		} else if ((at = 0, ov = match(&pat_tf_size, s, n, &at))) {
 			m->tf_total = size_at(s, ov[2], ov[3]);
+		} else if ((at = 0, ov = match(&pat_tf_split_total, s, n, &at))) {
+			m->tf_split_total = size_at(s, ov[2], ov[3]);
+			m->tf_split_line = lineno;
+			return 1;
+		} else if (m->tf_split_line && lineno == m->tf_split_line + 1 &&
+			   (at = 0, ov = match(&pat_tf_split_free, s, n, &at))) {
+			m->tf_total = m->tf_split_total;
+			m->tf_free = size_at(s, ov[2], ov[3]);
+			lineno = m->tf_split_line;
 		}
 		if (kg_size_known(m->tf_total)) {
 			m->tf_total_line = lineno;
@@ -330,11 +346,22 @@ static pattern p_evalw = {.src = "\\bduring\\s+(?:the\\s+)?(?:evaluation|validat
 
 /* Memory that grows, in the reporter's words: "memory leak", "the GPU
  * memory allocation keeps on increasing", "memory grows after each batch",
- * "leaks GPU memory". Each form holds one of the scanner's atoms ("leak",
- * "keep", "grow", "increas"). */
+ * "the memory use increasing per step", "leaks GPU memory", "the memory
+ * grows until OOM", "GPU memory consumption: a slow and steady increase";
+ * and the mechanism named, the autograd graph kept from step to step
+ * ("holding on to the graph", "the sum of non-detached tensors": the
+ * PyTorch FAQ's "don't accumulate history across your training loop").
+ * Each form holds one of the scanner's atoms ("leak", "keep", "grow",
+ * "increas", "graph", "detach"). */
 static pattern p_leakw = {.src = "\\bmemory\\s+leak(?:s|age)?\\b|\\bleak(?:s|ing)?\\s+(?:gpu\\s+|cuda\\s+)?memory\\b"
 		"|\\b(?:memory|usage|allocation|vram)(?:\\s+\\w+){0,3}?\\s+(?:keeps?|kept)\\s+(?:on\\s+)?(?:increasing|growing|rising|going\\s+up)\\b"
-		"|\\b(?:memory|usage|vram)\\s+(?:increases|grows|goes\\s+up)\\s+(?:after|with|on|at|in)\\s+(?:every|each)\\s+(?:batch|step|iteration|epoch)\\b"};
+		"|\\b(?:memory|usage|vram)(?:\\s+\\w+){0,2}?\\s+(?:increases|grows|goes\\s+up|increasing|growing)\\s+"
+		"(?:(?:after|with|on|at|in)\\s+(?:every|each)|per)\\s+(?:batch|step|iteration|epoch)\\b"
+		"|\\b(?:memory|usage|vram)\\s+(?:\\w+\\s+){0,2}?(?:grows|increases|rises|keeps\\s+(?:growing|increasing))\\b[^.\\n]{0,40}?\\buntil\\b"
+		"|\\b(?:memory|usage|vram|consumption)\\b[^.\\n]{0,60}?\\b(?:slow|steady|gradual|constant|continuous|linear)"
+		"(?:\\s+and\\s+(?:slow|steady|gradual|constant|continuous|linear))?\\s+(?:increase|growth)\\b"
+		"|\\b(?:hold(?:s|ing)?|keep(?:s|ing)?|retain(?:s|ing)?)\\s+(?:on\\s+)?(?:on)?to\\s+the\\s+(?:computation(?:al)?\\s+|autograd\\s+)?graph\\b"
+		"|\\bnon-detached\\b"};
 /* A checkpoint in the reporter's words: loading or resuming from one
  * ("when it loads the existing checkpoint"), saving the model ("runs out
  * of memory when saving the model"): the prose of a report, where a log's
@@ -429,7 +456,7 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		pattern *p;
 		const char *words[10];
 	} more[] = {
-		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", NULL}}, /* not vocabulary: log text */
+		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", "graph", "detach", NULL}}, /* not vocabulary: log text */
 		{m->ckpt_text, &m->ckpt_line, &p_ckptw, {"checkpoint", "resum", "sav", NULL}}, /* not vocabulary: log text */
 		{m->par_text, &m->par_line, &p_parw, {"same", "single", "shared", "simultaneous", "concurrent",
 						      "parallel", "gpu 0", "cuda:0", NULL}},
@@ -702,7 +729,7 @@ void kg_log_facts_init(kg_log_facts *lf)
 {
 	memset(lf, 0, sizeof *lf);
 	lf->parallel_jobs = KG_NONE;
-	lf->markers.tf_total = lf->markers.tf_free = kg_size_none();
+	lf->markers.tf_total = lf->markers.tf_free = lf->markers.tf_split_total = kg_size_none();
 	lf->markers.tf_device = KG_NONE;
 	lf->markers.smi_used = lf->markers.smi_total = KG_NONE;
 }
