@@ -145,6 +145,14 @@ static void signs(void)
 		{"Loading valid dataset from data.valid.0.pt", "eval"},
 		{"when the validation is going to start I get", "eval"},
 		{"an OOM during inference", "eval"},
+		/* the evaluation in other words (public threads:
+		 * jiny2001/dcscn-super-resolution#6 and their like) */
+		{"it runs out of memory when evaluating the model", "eval"},
+		{"OOM while running the validation", "eval"},
+		{"the crash is at inference time", "eval"},
+		{"I get an OOM in evaluation", "eval"},
+		{"For example, in evaluate(), we run sess over self.x", "eval"},
+		{"However, if validation set gets bigger, it quickly run out of memory.", "eval"},
 		/* dcause-0047, 0058, 0029, 0054, 0055's words (their threads,
 		 * testdata/cases/dev-causes.jsonl) */
 		{"There appears to be a memory leak during the training routine", "leak"},
@@ -174,6 +182,9 @@ static void signs(void)
 		{"Loading checkpoint shards: 52%", NULL},
 		{"Saving model checkpoint to out/checkpoint-500", NULL},
 		{"no leak so far: memory stays flat", NULL},
+		{"Running evaluation on 500 samples", NULL},
+		{"validation accuracy: 0.91", NULL},
+		{"inference speed 12 it/s", NULL},
 		{"the graph of the model is built once", NULL},
 		{"memory grows with the batch size", NULL},
 		{"a steady increase in throughput", NULL},

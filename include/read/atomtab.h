@@ -98,7 +98,8 @@ enum {
 	X("valid ", A_SIGN) X("ation loop", A_SIGN) X("ation step", A_SIGN) X("ation phase", A_SIGN) \
 	X("ation routine", A_SIGN) X("eval loop", A_SIGN) X("eval step", A_SIGN) X("test loop", A_SIGN) \
 	X("test step", A_SIGN) X("when the", A_SIGN) X("When the", A_SIGN) X("ation start", A_SIGN) \
-	X("going to start", A_SIGN) \
+	X("going to start", A_SIGN) X("evaluati", A_SIGN) X("validati", A_SIGN) X("inferenc", A_SIGN) \
+	X("evaluate(", A_SIGN) X("in eval", A_SIGN) \
 	/* memory that grows, a checkpoint, several jobs on one device, in the \
 	 * reporter's words (kg_parse_signs: p_leakw, p_ckptw, p_parw) */ \
 	X("leak", A_SIGN) X("keep", A_SIGN) X("kept", A_SIGN) X("grow", A_SIGN) /* not vocabulary: log text */ \

@@ -342,7 +342,17 @@ static pattern p_evalw = {.src = "\\bduring\\s+(?:the\\s+)?(?:evaluation|validat
 		"|\\b(?:eval|test)\\s+(?:loop|step)\\b"
 		"|\\bloading\\s+(?:the\\s+)?valid\\s+(?:data\\s*set|data|set)\\b"
 		"|\\bwhen\\s+the\\s+(?:valid|validation|evaluation|eval|test|testing|inference)\\b[^.\\n]{0,30}\\b(?:start|begin|run)"
-		"|\\b(?:valid|validation|evaluation|eval|testing)\\s+(?:is\\s+|was\\s+)?(?:going\\s+to\\s+|about\\s+to\\s+)?start(?:s|ed|ing)?\\b"};
+		"|\\b(?:valid|validation|evaluation|eval|testing)\\s+(?:is\\s+|was\\s+)?(?:going\\s+to\\s+|about\\s+to\\s+)?start(?:s|ed|ing)?\\b"
+		/* "when evaluating", "while running the validation", "at inference
+		 * time", "OOM in evaluation", "in evaluate()" (a method named in
+		 * prose), "if the validation set gets bigger" (its size drives the
+		 * memory) */
+		"|\\b(?:when|while|whilst)\\s+(?:i\\s+am\\s+|i'm\\s+|it\\s+is\\s+|we\\s+are\\s+)?(?:evaluating|validating|predicting"
+		"|running\\s+(?:the\\s+|an?\\s+)?(?:evaluation|validation|inference|eval))\\b"
+		"|\\bat\\s+(?:evaluation|validation|inference|eval)\\s+time\\b"
+		"|\\b(?:oom|out\\s+of\\s+memory)\\s+(?:error\\s+)?(?:at|in|on)\\s+(?:the\\s+)?(?:evaluation|validation|inference|eval)\\b"
+		"|\\bin\\s+(?:the\\s+)?`?(?:evaluate|validation_step|evaluation_loop)\\(\\)"
+		"|\\b(?:validation|test|eval|evaluation)\\s+(?:set|data\\s*set|data)\\s+(?:gets|is|grows|becomes)\\s+(?:too\\s+)?(?:big|bigger|large|larger)\\b"};
 
 /* Memory that grows, in the reporter's words: "memory leak", "the GPU
  * memory allocation keeps on increasing", "memory grows after each batch",
