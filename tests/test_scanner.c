@@ -233,6 +233,15 @@ int main(int argc, char **argv)
 	/* phase markers in the log */
 	TAP_EQ_STR(kg_ctx_phase_marker("[eval] step 10000 | evaluating", 30), "eval", "[eval] marker");
 	TAP_EQ_STR(kg_ctx_phase_marker("Running validation...", 21), "eval", "validation marker");
+	/* a line naming both phases: the one named last is the phase now */
+	{
+		const char *a = "Training goes well, but it fails when the validation is going to start:";
+		const char *b = "The test and evaluation sets are fixed. I can't use all the train data because of out of memory error.";
+		const char *c = "Epoch 3 training done, running validation";
+		TAP_EQ_STR(kg_ctx_phase_marker(a, strlen(a)), "eval", "training, then validation: eval");
+		TAP_EQ_STR(kg_ctx_phase_marker(b, strlen(b)), "train", "evaluation sets, then the train data: training (NVIDIA-NeMo/Speech#2531)");
+		TAP_EQ_STR(kg_ctx_phase_marker(c, strlen(c)), "eval", "training done, running validation: eval");
+	}
 	TAP_EQ_STR(kg_ctx_phase_marker("Saving checkpoint to ckpt/3.pt", 30), "checkpoint", "saving checkpoint");
 	TAP_EQ_STR(kg_ctx_phase_marker("Loading checkpoint shards: 100%", 31), "model-load", "HF shards are model load");
 	TAP_EQ_STR(kg_ctx_phase_marker("INFO 05-09 10:11:12 model_runner.py:146] Loading model weights took 13.4967 GB", 78),

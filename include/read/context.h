@@ -43,7 +43,8 @@ bool kg_ctx_progress_maybe(const char *line, size_t n);
 /* Phase word in a log line: the kg_phases words eval, checkpoint and
  * model-load (vocab.h), the kg_modes word train (KG_MODE_WORD(TRAIN):
  * training resumed; clears an earlier eval marker, sets no phase, and
- * tells the job's mode), or NULL. Static strings. */
+ * tells the job's mode), or NULL. A line with an evaluation word and
+ * "train"/"training" after it is training. Static strings. */
 const char *kg_ctx_phase_marker(const char *line, size_t n);
 
 /* Echoed allocator configuration, e.g. `PYTORCH_CUDA_ALLOC_CONF=expandable_

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static kg_regex *re_global_step, *re_step, *re_epoch, *re_iter;
-static kg_regex *re_eval, *re_ckpt, *re_model_load, *re_train;
+static kg_regex *re_eval, *re_ckpt, *re_model_load, *re_train, *re_train_word;
 static kg_regex *re_conf_assign, *re_conf_environ;
 static kg_regex *re_rank_line, *re_config_path;
 static kg_regex *re_prog_bar, *re_prog_epoch, *re_prog_step, *re_prog_item, *re_prog_hfnb, *re_prog_keras;
@@ -35,6 +35,7 @@ int kg_context_init(kg_error *err)
 		       I);
 	re_model_load = kg_regex_new_lazy("\\b(?:Loading checkpoint shards|from_pretrained|load(?:ing)? (?:the )?(?:pretrained )?model\\b|model loading)", I);
 	re_train = kg_regex_new_lazy("(?:^|[^\\w/.])(?:train(?:ing)?|epoch)\\b", I);
+	re_train_word = kg_regex_new_lazy("(?:^|[^\\w/.])train(?:ing)?\\b", I);
 	re_conf_assign = kg_regex_new_lazy("\\b(PYTORCH_\\w*ALLOC\\w*)\\s*[=:]\\s*['\"]?([^\\s'\"]+)", 0);
 	re_conf_environ = kg_regex_new_lazy("\\[\\s*['\"](PYTORCH_\\w*ALLOC\\w*)['\"]\\s*\\]\\s*=\\s*['\"]([^'\"]*)['\"]", 0);
 	re_rank_line = kg_regex_new_lazy("^\\s*rank\\s*:\\s*(\\d{1,7})\\b", 0);
@@ -64,7 +65,7 @@ int kg_context_init(kg_error *err)
 void kg_context_fini(void)
 {
 	kg_regex **all[] = {&re_global_step, &re_step, &re_epoch, &re_iter, &re_eval, &re_ckpt,
-			    &re_model_load, &re_train, &re_conf_assign, &re_conf_environ,
+			    &re_model_load, &re_train, &re_train_word, &re_conf_assign, &re_conf_environ,
 			    &re_rank_line, &re_config_path, &re_prog_bar, &re_prog_epoch,
 			    &re_prog_step, &re_prog_item, &re_prog_hfnb, &re_prog_keras};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -144,6 +145,16 @@ bool kg_ctx_progress(const char *line, size_t n, int64_t *done, int64_t *total, 
 	return true;
 }
 
+/* Where the last match of re in s[0..n) starts, or -1. */
+static long last_match(const kg_regex *re, const char *s, size_t n)
+{
+	kg_match m;
+	long at = -1;
+	for (size_t from = 0; from < n && kg_regex_match(re, s, n, from, &m); from = m.eo[0] > m.so[0] ? m.eo[0] : m.so[0] + 1)
+		at = (long)m.so[0];
+	return at;
+}
+
 const char *kg_ctx_phase_marker(const char *line, size_t n)
 {
 	kg_match m;
@@ -162,8 +173,16 @@ const char *kg_ctx_phase_marker(const char *line, size_t n)
 	     kg_memcasemem(line, n, "test", 4) || kg_memcasemem(line, n, "predict", 7) ||
 	     kg_memcasemem(line, n, "infer", 5) || kg_memcasemem(line, n, "generat", 7) ||
 	     kg_memcasemem(line, n, "rank", 4)) &&
-	    kg_regex_match(re_eval, line, n, 0, &m))
+	    kg_regex_match(re_eval, line, n, 0, &m)) {
+		/* a line that names training too tells a sequence, and the
+		 * phase named last is the one now ("training goes well, but it
+		 * fails when the validation starts": eval; "the test and
+		 * evaluation sets are fixed … I can't use all the train data":
+		 * training; "Epoch 3 validation": eval) */
+		if (kg_memcasemem(line, n, "train", 5) && last_match(re_train_word, line, n) > last_match(re_eval, line, n))
+			return KG_MODE_WORD(TRAIN);
 		return KG_PHASE_WORD(EVAL);
+	}
 	if ((kg_memcasemem(line, n, "train", 5) || kg_memcasemem(line, n, "epoch", 5)) &&
 	    kg_regex_match(re_train, line, n, 0, &m))
 		return KG_MODE_WORD(TRAIN);
