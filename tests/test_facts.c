@@ -172,6 +172,9 @@ static void signs(void)
 		{"OOM right after resuming training from step 4000", "checkpoint"},
 		{"when I try to run both evaluation scripts simultaneously", "parallel"},
 		{"I run two training processes on the same GPU", "parallel"},
+		/* engines and workers (vllm-project/vllm#9198) */
+		{"so i want to initialize multiple workers on one single GPU(T4, 16G mem)", "parallel"},
+		{"when initializing multiple LLM classes simultaneously on the same GPU", "parallel"},
 		/* every process on the first device (dcause-0048's words; the
 		 * DDP tutorial's missing torch.cuda.set_device) */
 		{"It seems GPU 0 always occupy a lot of memory for each script", "parallel"},

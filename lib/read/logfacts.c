@@ -389,8 +389,8 @@ static pattern p_ckptw = {.src = "\\b(?:load|loads|loading|loaded|resum(?:e|es|i
  * DistributedDataParallel tutorial). Each form holds the atom "same",
  * "single", "shared", "simultaneous", "concurrent", "parallel", "GPU 0"
  * or "cuda:0". */
-static pattern p_parw = {.src = "\\b(?:two|three|four|several|multiple|many|other|another|both|[2-9]|[1-9][0-9])\\s+(?:\\w+\\s+)?(?:process(?:es)?|jobs?|scripts?|programs?|instances?|models?|notebooks?|kernels?|trainings?|experiments?)\\b[^.\\n]{0,60}?\\b(?:same|one|single|shared?)\\s+(?:gpu|card|device)s?\\b"
-		"|\\b(?:run|runs|running|launch\\w*|start\\w*)\\b[^.\\n]{0,60}?\\b(?:simultaneously|concurrently|at\\s+the\\s+same\\s+time|in\\s+parallel)\\b"
+static pattern p_parw = {.src = "\\b(?:two|three|four|several|multiple|many|other|another|both|[2-9]|[1-9][0-9])\\s+(?:\\w+\\s+)?(?:process(?:es)?|jobs?|scripts?|programs?|instances?|models?|notebooks?|kernels?|trainings?|experiments?|workers?|engines?|replicas?|copies|servers?)\\b[^.\\n]{0,60}?\\b(?:same|one|single|shared?)\\s+(?:gpu|card|device)s?\\b"
+		"|\\b(?:run|runs|running|launch\\w*|start\\w*|initiali[sz]\\w*)\\b[^.\\n]{0,60}?\\b(?:simultaneously|concurrently|at\\s+the\\s+same\\s+time|in\\s+parallel)\\b"
 		"|\\b(?:gpu\\s*0|cuda:0)\\b[^.\\n]{0,80}?\\b(?:each|every|all(?:\\s+of)?(?:\\s+the)?)\\s+(?:\\w+\\s+)?(?:process(?:es)?|scripts?|ranks?|workers?|jobs?)\\b"
 		"|\\b(?:each|every|all(?:\\s+of)?(?:\\s+the)?)\\s+(?:\\w+\\s+)?(?:process(?:es)?|scripts?|ranks?|workers?|jobs?)\\b[^.\\n]{0,60}?\\b(?:on|to|in|uses?|using|occup\\w*|allocat\\w*)\\s+(?:the\\s+)?(?:gpu\\s*0|cuda:0)\\b"};
 
