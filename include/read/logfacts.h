@@ -28,6 +28,8 @@
  *   log.tf.total / log.tf.free          bytes   TensorFlow's device at start-up
  *   log.tf.device                       bytes   the memory TensorFlow created
  *                                               its device with
+ *   log.driver.vram                     bytes   the VRAM the amdgpu driver
+ *                                               set up (dmesg)
  *   log.notebook                        bool    an IPython/Jupyter traceback
  *                                               line before the OOM
  *   model.*, gpu.*, host.ram                    what the log says about the
@@ -104,6 +106,11 @@ typedef struct kg_log_markers {
 	int64_t tf_device;         /* bytes of "Created [TensorFlow] device …
 	                              with N MB memory", KG_NONE when none */
 	long tf_device_line;
+	int64_t driver_vram;       /* bytes of the Linux amdgpu driver's
+	                              "amdgpu: NM of VRAM memory ready" (the
+	                              device's own memory as the driver set
+	                              it up; dmesg), KG_NONE when none */
+	long driver_vram_line;
 	long notebook_line;        /* first IPython/Jupyter traceback line
 	                              ("<ipython-input-", "Cell In["), 0 if none */
 	/* nvidia-smi pasted into the log: its process-table rows

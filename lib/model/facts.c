@@ -276,6 +276,7 @@ static const kg_fact_info registry[] = {
 	{"log.platform.text", S, "that line (at most 159 bytes)"},
 	{"log.tf.total", B, "TensorFlow's device at start-up: totalMemory (1.x) or deviceMemorySize (2.x)"},
 	{"log.tf.free", B, "TensorFlow 1.x's freeMemory at start-up: what was free before this job allocated"},
+	{"log.driver.vram", B, "the VRAM the Linux amdgpu driver set up (dmesg \"amdgpu: NM of VRAM memory ready\"), before or after the error"},
 	{"log.tf.device", B, "the memory TensorFlow created its GPU device with (\"Created device … with N MB memory\")"},
 	{"log.smi.processes", C, "nvidia-smi process rows pasted in the input: how many processes the GPU with the most rows lists"},
 	{"log.smi.compute", C, "how many of those are compute processes (type C or C+G: a CUDA context each)"},

@@ -232,6 +232,11 @@ static pattern pat_tf1 = {.src = "totalMemory:\\s*([0-9.]+\\s*[KMGT]i?B)\\s+free
  * alone holds it, and the free line only right after the total one */
 static pattern pat_tf_split_total = {.src = "^\\s*Total memory:\\s*([0-9.]+[KMGT]iB)\\s*$"};
 static pattern pat_tf_split_free = {.src = "^\\s*Free memory:\\s*([0-9.]+[KMGT]iB)\\s*$"};
+/* The Linux amdgpu driver's VRAM at boot (drivers/gpu/drm/amd/amdgpu/
+ * amdgpu_ttm.c, amdgpu_ttm_init: "amdgpu: %uM of VRAM memory ready",
+ * MiB), as users paste it from dmesg (ROCm/TheRock#1054: 98304M on an
+ * APU whose HIP device reported 15.24 GiB) */
+static pattern pat_amdgpu_vram = {.src = "\\bamdgpu:\\s+([0-9]{1,9})M\\s+of\\s+VRAM\\s+memory\\s+ready\\b"};
 static pattern pat_tf_size = {.src = "deviceMemorySize:\\s*([0-9.]+\\s*[KMGT]i?B)"};
 static pattern pat_tf_device = {.src = "Created\\s+(?:TensorFlow\\s+)?device\\s+\\(?/job:\\S+\\s+with\\s+([0-9]+)\\s+MB\\s+memory"};
 
@@ -295,6 +300,15 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 		}
 		if (kg_size_known(m->tf_total)) {
 			m->tf_total_line = lineno;
+			return 1;
+		}
+	}
+	if (m->driver_vram_line == 0 && kg_memcasemem(s, n, "VRAM memory ready", 17) &&
+	    (at = 0, ov = match(&pat_amdgpu_vram, s, n, &at))) {
+		int64_t mib = int_at(s, ov[2], ov[3]);
+		if (mib != KG_NONE && mib > 0) {
+			m->driver_vram = mib << 20;
+			m->driver_vram_line = lineno;
 			return 1;
 		}
 	}
@@ -741,6 +755,7 @@ void kg_log_facts_init(kg_log_facts *lf)
 	lf->parallel_jobs = KG_NONE;
 	lf->markers.tf_total = lf->markers.tf_free = lf->markers.tf_split_total = kg_size_none();
 	lf->markers.tf_device = KG_NONE;
+	lf->markers.driver_vram = KG_NONE;
 	lf->markers.smi_used = lf->markers.smi_total = KG_NONE;
 }
 
@@ -1012,6 +1027,12 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		kg_facts_set_bytes(f, "log.tf.total", mk->tf_total, prov);
 		if (kg_size_known(mk->tf_free))
 			kg_facts_set_bytes(f, "log.tf.free", mk->tf_free, prov);
+		free(prov);
+	}
+	/* the device's memory is the machine's: pasted after the error too */
+	if (mk->driver_vram_line && (before <= 0 || mk->driver_vram_line < before + PASTED_AFTER)) {
+		char *prov = kg_asprintf("%s:%ld", path, mk->driver_vram_line);
+		kg_facts_set_num(f, "log.driver.vram", KG_FACT_BYTES, (double)mk->driver_vram, prov);
 		free(prov);
 	}
 	if (mk->notebook_line && (before <= 0 || mk->notebook_line <= before)) {
