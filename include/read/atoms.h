@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KG_ATOMS_MAX 240 /* the scanner places its triggers and table atoms (logscan.c) */
+#define KG_ATOMS_MAX 255 /* the scanner places its triggers and table atoms (logscan.c); at most 255: indexes and counts are uint8_t */
 #define KG_ATOMS_BUCKETS 8
 #define KG_ATOMS_FP 3  /* fingerprint length in bytes */
 

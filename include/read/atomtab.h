@@ -53,7 +53,7 @@ enum {
 	 * atom; with this one last neither bench/log generator's log without \
 	 * an OOM scans slower than before issue 31 (with it before the net's \
 	 * literals, genmixed's did by 6-10 %) */ \
-	X("exitcode: -9")
+	X("exitcode: -9") X("return code = -9") X("prefill tokens")
 
 /* The context the scanner reads where it reads in full (tier 2: the log's
  * head, near an OOM; logscan.c): every context parser's literal. A line

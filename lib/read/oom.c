@@ -130,7 +130,7 @@ enum rx_id {
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
-	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_VLLM_SEQ, RX_VLLM_START, RX_VLLM_WARMUP, RX_SGLANG_KV, RX_HF_DISPATCH,
+	RX_ERRNAME, RX_L0, RX_TF_EAGER, RX_VLLM_KV, RX_TGI_PREFILL, RX_VLLM_SEQ, RX_VLLM_START, RX_VLLM_WARMUP, RX_SGLANG_KV, RX_HF_DISPATCH,
 	RX_GGML_VK, RX_VK_OOM,
 	RX_PT_OOMERR, RX_IPY_OOM, RX_SHM_BUS, RX_SHM_ALLOC, RX_BAR_KILLED, RX_DARKNET, RX_TVM_STORAGE,
 	RX_OPENVINO, RX_OLLAMA, RX_WIN_PAGEFILE, RX_OOM_KILL, RX_SLURM_OOM, RX_SLURM_STATE,
@@ -320,6 +320,15 @@ static const char *const rx_src[NRX] = {
 	/* vLLM worker/kv_cache_utils: the memory left after the model and the
 	 * profiled activations holds no KV-cache block. The exception line
 	 * only ("ValueError: "), not the raise statement a traceback quotes. */
+	/* text-generation-inference's warmup: the largest prefill batch it
+	 * will accept does not fit beside the weights
+	 * (server/text_generation_server/models/flash_causal_lm.py warmup:
+	 * "Not enough memory to handle {N} prefill tokens. You need to
+	 * decrease `--max-batch-prefill-tokens`"; the router wraps it in
+	 * "Warmup(Generation(…))"; TGI#755) */
+	[RX_TGI_PREFILL] =
+		"Not\\s+enough\\s+memory\\s+to\\s+handle\\s+(\\d+)\\s+prefill\\s+tokens\\.?"
+		"(?:\\s+You\\s+need\\s+to\\s+decrease\\s+`--max-batch-prefill-tokens`)?",
 	[RX_VLLM_KV] =
 		"ValueError:\\s+No\\s+available\\s+memory\\s+for\\s+the\\s+cache\\s+blocks\\.?"
 		"(?:\\s+Try\\s+increasing\\s+`gpu_memory_utilization`\\s+when\\s+initializing\\s+the\\s+engine\\.)?"
@@ -536,6 +545,10 @@ static const char *const rx_src[NRX] = {
 		"\\bexit(?:ed)?\\s+(?:with\\s+)?(?:code|status)\\s*:?\\s*137\\b"
 		"(?:\\s+\\(interrupted\\s+by\\s+signal\\s+9:\\s+SIGKILL\\))?"
 		"|\\b(?:failed\\s+\\()?exitcode:\\s+-9\\b\\)?"
+		/* DeepSpeed's launcher for a rank killed by SIGKILL
+		 * (deepspeed/launcher/launch.py: "… exits with return code =
+		 * -9"; DeepSpeed#4239) */
+		"|\\bexits\\s+with\\s+return\\s+code\\s*=\\s*-9\\b"
 		"|(?:[\\w ]*process\\s+has\\s+terminated:\\s+)?\\bsignal:\\s+killed\\b",
 
 	/* the safety net: a phrase that says out of memory, the words of an
@@ -1796,6 +1809,13 @@ static bool g_tf_eager(ctx *c, const match *h)
 	return done(o, h, mend(h));
 }
 
+static bool g_tgi_prefill(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), NULL, NULL);
+	return done(o, h, mend(h));
+}
+
 static bool g_vllm_kv(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
@@ -2001,6 +2021,8 @@ static const grammar grammars[] = {
 	{RX_EXIT_KILL, {"code 137", "status 137"}, g_exit_kill},
 	{RX_EXIT_KILL, {"exitcode: -9"}, g_exit_kill},
 	{RX_EXIT_KILL, {"signal: killed"}, g_exit_kill},
+	{RX_EXIT_KILL, {"return code = -9"}, g_exit_kill},
+	{RX_TGI_PREFILL, {"prefill tokens"}, g_tgi_prefill},
 	{RX_BAR_KILLED, {"killed", "Killed"}, g_bar_killed},
 	{RX_SHELL_KILLED, {"killed"}, g_shell_killed},
 	{RX_SHM_WORKER, {"killed by signal"}, g_shm_worker},
