@@ -76,7 +76,7 @@ enum {
 	/* platform markers (logfacts.h; TensorFlow's start-up lines have \
 	 * "memory"/"Memory" and are read with the readings). The table holds \
 	 * KG_ATOMS_MAX atoms with the triggers: atoms_init aborts past it. */ \
-	X("WSL", A_CTX) X("NvMap", A_CTX) X("etson", A_CTX) /* Jetson, jetson */ X(" Thor", A_CTX) X(" Orin", A_CTX) X("Cell In[", A_CTX) \
+	X("WSL", A_CTX) X("wsl", A_CTX) X("NvMap", A_CTX) X("etson", A_CTX) /* Jetson, jetson */ X(" Thor", A_CTX) X(" Orin", A_CTX) X("Cell In[", A_CTX) \
 	/* the batch that ran (kg_parse_batch_hint) */ \
 	X("batch", A_BATCH | A_SIGN) X("Batch", A_BATCH | A_SIGN) X("_bs", A_BATCH | A_SIGN) \
 	X("accum", A_BATCH) X("Accum", A_BATCH) \

@@ -217,7 +217,7 @@ int kg_parse_parallel_hint(const char *s, size_t n, int64_t *jobs, const char **
 
 /* ---- markers ------------------------------------------------------------ */
 
-static pattern pat_wsl = {.src = "microsoft-standard-WSL2|/usr/lib/wsl/|\\bWSL2\\b|Windows Subsystem for Linux"};
+static pattern pat_wsl = {.src = "microsoft-standard-WSL2|/usr/lib/wsl/|\\bWSL\\s?2\\b|Windows Subsystem for Linux"};
 /* Jetson: its allocator (NvMap), its SoC (Tegra), its name, and the
  * newer modules' GPUs as CUDA and ggml name them ("Device 0: NVIDIA Thor",
  * "Orin (nvgpu)", "AGX Orin"); each form holds one of the scanner's
