@@ -52,7 +52,9 @@ enum {
 	 * fingerprint costs least (atoms.c), so the order moves every later \
 	 * atom; with this one last neither bench/log generator's log without \
 	 * an OOM scans slower than before issue 31 (with it before the net's \
-	 * literals, genmixed's did by 6-10 %) */ \
+	 * literals, genmixed's did by 6-10 %); DeepSpeed's kill and TGI's \
+	 * warm-up after it, measured at parity (bench/README.md, issue 30's \
+	 * eighth session) */ \
 	X("exitcode: -9") X("return code = -9") X("prefill tokens")
 
 /* The context the scanner reads where it reads in full (tier 2: the log's

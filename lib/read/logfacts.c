@@ -293,10 +293,12 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
 			m->tf_split_line = lineno;
 			return 1;
 		} else if (m->tf_split_line && lineno == m->tf_split_line + 1 &&
-			   (at = 0, ov = match(&pat_tf_split_free, s, n, &at))) {
+			   (at = 0, ov = match(&pat_tf_split_free, s, n, &at)) &&
+			   kg_size_known(m->tf_split_total)) {
 			m->tf_total = m->tf_split_total;
 			m->tf_free = size_at(s, ov[2], ov[3]);
-			lineno = m->tf_split_line;
+			m->tf_total_line = m->tf_split_line; /* the pair's first line */
+			return 1;
 		}
 		if (kg_size_known(m->tf_total)) {
 			m->tf_total_line = lineno;
