@@ -53,6 +53,21 @@ static int sign(kg_log_markers *m, const char *line, long lineno)
 	return kg_parse_signs(line, strlen(line), lineno, m);
 }
 
+/* One nvidia-smi or gpustat device row alone: the used and utilization
+ * facts it gives (NAN when not given). */
+static void smi_row(const char *line, double *used, double *util)
+{
+	kg_log_facts lf;
+	kg_log_facts_init(&lf);
+	sign(&lf.markers, line, 1);
+	kg_facts f = {0};
+	kg_facts_from_log(&lf, "row.log", 0, &f);
+	*used = num(&f, "log.smi.used");
+	*util = num(&f, "log.smi.util");
+	kg_facts_free(&f);
+	kg_log_facts_free(&lf);
+}
+
 static void signs(void)
 {
 	kg_log_facts lf;
@@ -78,6 +93,7 @@ static void signs(void)
 	TAP_EQ_I64(num(&f, "log.smi.others"), (2217LL + 25) << 20, "others: the sum less the largest");
 	TAP_EQ_I64(num(&f, "log.smi.used"), 10021LL << 20, "used");
 	TAP_EQ_I64(num(&f, "log.smi.total"), 16280LL << 20, "total");
+	TAP_EQ_I64(num(&f, "log.smi.util") * 100, 0, "utilization: the GPU-Util cell after the memory");
 	TAP_EQ_STR(kg_facts_get(&f, "log.smi.processes")->provenance, "smi.log:3", "provenance: the first row");
 	kg_facts_free(&f);
 	kg_log_facts_free(&lf);
@@ -94,8 +110,19 @@ static void signs(void)
 	kg_facts_from_log(&lf, "gpustat.log", 0, &f);
 	TAP_EQ_I64(num(&f, "log.smi.used"), 15836LL << 20, "gpustat: used of the first GPU");
 	TAP_EQ_I64(num(&f, "log.smi.total"), 16130LL << 20, "gpustat: its total");
+	TAP_EQ_I64(num(&f, "log.smi.util") * 100, 0, "gpustat: its utilization, after the temperature");
 	kg_facts_free(&f);
 	kg_log_facts_free(&lf);
+
+	/* gpustat with the power column (--show-power), then a bare memory
+	 * cell: a utilization read where printed, none where not */
+	double used, util;
+	smi_row("[0] GeForce GTX 1080 | 45'C,  37 %,  10 / 180 W |  1000 /  8119 MB | user(1000M)", &used, &util);
+	TAP_EQ_I64(used, 1000LL << 20, "gpustat with power: used");
+	TAP_EQ_I64(llround(util * 100), 37, "gpustat with power: the utilization, not the watts");
+	smi_row("memory | 7785MiB / 16280MiB |", &used, &util);
+	TAP_EQ_I64(used, 7785LL << 20, "a bare memory cell: used");
+	TAP_OK(isnan(util), "a bare memory cell: no utilization");
 
 	/* the platform: Jetson's modules by their GPU's name, counted in the
 	 * lines pasted after the error (dcause-0074: ggml's device line under

@@ -121,6 +121,7 @@ typedef struct kg_log_markers {
 	struct { int gpu; bool compute; int64_t pid; int64_t bytes; } smi[16];
 	long smi_line;             /* first process row */
 	int64_t smi_used, smi_total; /* first device row, KG_NONE when none */
+	int smi_util;              /* that row's GPU utilization, percent; -1 when not printed */
 	long smi_dev_line;
 	/* the reporter's words (anywhere in the input: prose often follows the
 	 * paste): a late failure ("after 30 epochs", "the 12th epoch", "after

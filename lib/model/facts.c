@@ -286,6 +286,7 @@ static const kg_fact_info registry[] = {
 	{"log.smi.others", B, "that sum less the largest row: what other processes hold whichever row is this one"},
 	{"log.smi.used", B, "nvidia-smi's first device row: memory used (MiB / MiB)"},
 	{"log.smi.total", B, "that row's total"},
+	{"log.smi.util", R, "that row's GPU utilization (nvidia-smi's GPU-Util, gpustat's %), as a share"},
 	{"log.words.late", S, "a line saying the run failed late (after N ≥ 2 epochs, after N hours, the Nth epoch, after running for a while, training for too long), anywhere in the input"},
 	{"log.words.batch_one", S, "a line naming a batch size of 1 (\"even with batch size 1\", batch_size=1), anywhere in the input"},
 	{"log.words.eval", S, "a line saying the OOM came in evaluation (\"during the evaluation loop\", \"Loading valid dataset\"), anywhere in the input"},

@@ -332,10 +332,13 @@ int kg_parse_marker(const char *s, size_t n, long lineno, kg_log_markers *m)
  * ID,] PID, Type C/G/C+G, Process name, GPU Memory Usage) and its device
  * row ("Memory-Usage": used / total, both MiB). */
 static pattern p_smi_proc = {.src = "^\\s*\\|\\s*([0-9]{1,2})\\s+(?:(?:N/A|[0-9]+)\\s+(?:N/A|[0-9]+)\\s+)?([0-9]{1,10})\\s+(C|G|C\\+G|M|M\\+C)\\s+\\S.*?\\s([0-9]{1,9})\\s*MiB\\s*\\|\\s*$"};
-/* nvidia-smi's device row ("| 7785MiB / 16280MiB |") and gpustat's
- * ("[0] Tesla V100-SXM2-16GB | 44'C,   0 % | 15836 / 16130 MB |"; gpustat
- * prints MiB and calls them MB) */
-static pattern p_smi_dev = {.src = "\\|\\s*([0-9]{1,9})\\s*(?:MiB)?\\s*/\\s*([0-9]{1,9})\\s*(?:MiB|MB)\\s*\\|"};
+/* nvidia-smi's device row ("| 7785MiB / 16280MiB |      0%      Default |")
+ * and gpustat's ("[0] Tesla V100-SXM2-16GB | 44'C,   0 % | 15836 / 16130 MB |",
+ * or with power "45'C,  0 %,  10 / 180 W | …"; gpustat prints MiB and calls
+ * them MB). The GPU's utilization is the cell after the memory in
+ * nvidia-smi (group 4), the figure after the temperature in gpustat
+ * (group 1). */
+static pattern p_smi_dev = {.src = "(?:'C,\\s*([0-9]{1,3})\\s*%[^|]*)?\\|\\s*([0-9]{1,9})\\s*(?:MiB)?\\s*/\\s*([0-9]{1,9})\\s*(?:MiB|MB)\\s*\\|(?:\\s*([0-9]{1,3})\\s*%)?"};
 /* A late failure: after two or more epochs, after hours, the Nth (N ≥ 2)
  * epoch, "after running for a while", "training … for too long". Each form
  * holds one of the scanner's atoms (logscan.c: "epochs", "th epoch",
@@ -443,10 +446,13 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 			}
 		}
 		if (!m->smi_dev_line && (at = 0, ov = match(&p_smi_dev, s, n, &at))) {
-			int64_t u = int_at(s, ov[2], ov[3]), t = int_at(s, ov[4], ov[5]);
+			int64_t u = int_at(s, ov[4], ov[5]), t = int_at(s, ov[6], ov[7]);
+			int64_t util = ov[2] != PCRE2_UNSET ? int_at(s, ov[2], ov[3])
+				     : ov[8] != PCRE2_UNSET ? int_at(s, ov[8], ov[9]) : KG_NONE;
 			if (u != KG_NONE && t != KG_NONE && t > 0 && u <= t) {
 				m->smi_used = u << 20;
 				m->smi_total = t << 20;
+				m->smi_util = util != KG_NONE && util <= 100 ? (int)util : -1;
 				m->smi_dev_line = lineno;
 				got = 1;
 			}
@@ -759,6 +765,7 @@ void kg_log_facts_init(kg_log_facts *lf)
 	lf->markers.tf_device = KG_NONE;
 	lf->markers.driver_vram = KG_NONE;
 	lf->markers.smi_used = lf->markers.smi_total = KG_NONE;
+	lf->markers.smi_util = -1;
 }
 
 static void index_free(kg_log_facts *lf);
@@ -1087,6 +1094,8 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 			char *prov = kg_asprintf("%s:%ld", path, mk->smi_dev_line);
 			kg_facts_set_num(f, "log.smi.used", KG_FACT_BYTES, (double)mk->smi_used, prov);
 			kg_facts_set_num(f, "log.smi.total", KG_FACT_BYTES, (double)mk->smi_total, prov);
+			if (mk->smi_util >= 0)
+				kg_facts_set_num(f, "log.smi.util", KG_FACT_RATIO, mk->smi_util / 100.0, prov);
 			free(prov);
 		}
 	}
