@@ -151,6 +151,17 @@ int main(int argc, char **argv)
 	TAP_EQ_STR(phase_of("retrieval_head", "model.py", NULL), NULL, "retrieval is not eval");
 	TAP_EQ_STR(phase_of("test_step", "lightning_module.py", NULL), "eval", "test_step is eval");
 	TAP_EQ_STR(phase_of("from_pretrained", "transformers/modeling_utils.py", NULL), "model-load", "from_pretrained");
+	/* an engine's model constructor loads the weights (dcause-0107: "in
+	 * init", __init__ as GitHub's Markdown shows it); another class's is not */
+	TAP_EQ_STR(phase_of("init", "faster_whisper\\transcribe.py", NULL), "model-load",
+		   "faster-whisper's WhisperModel constructor is model loading");
+	TAP_EQ_STR(phase_of("__init__", "faster_whisper/transcribe.py", NULL), "model-load",
+		   "the same, __init__ as Python prints it");
+	TAP_EQ_STR(phase_of("__init__", "my_dataset.py", NULL), NULL, "another class's constructor is no phase");
+	TAP_EQ_STR(phase_of("main", "app.py", "model = WhisperModel(size, device=\"cuda\")"), "model-load",
+		   "a frame that constructs WhisperModel is model loading");
+	TAP_EQ_STR(phase_of("main", "run.py", "model = whisper.load_model(\"large-v2\")"), "model-load",
+		   "a frame that calls load_model(...) is model loading");
 	/* the call on a frame's code line, when the paste stops at the caller
 	 * (OpenNMT-py's trainer.py, dcause-0100: github.com/OpenNMT/OpenNMT-py
 	 * issue 1093) */

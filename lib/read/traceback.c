@@ -326,7 +326,17 @@ static int frame_phase(const kg_frame *f)
 		return P_DATA;
 	if (strcmp(fn, "from_pretrained") == 0 || strcmp(fn, "_load_pretrained_model") == 0 ||
 	    strcmp(fn, "load_model") == 0 || strcmp(fn, "_load_state_dict_into_meta_model") == 0 ||
-	    contains(code, "from_pretrained("))
+	    contains(code, "from_pretrained(") || contains(code, "load_model("))
+		return P_MODEL_LOAD;
+	/* engines whose model class loads the weights in its constructor:
+	 * faster-whisper's WhisperModel.__init__ (transcribe.py) builds the
+	 * CTranslate2 model on the device, sentence-transformers'
+	 * SentenceTransformer.__init__ loads and moves the modules; "init" is
+	 * __init__ as GitHub's Markdown shows it outside a code block (bold) */
+	if ((strcmp(fn, "__init__") == 0 || strcmp(fn, "init") == 0) &&
+	    (contains(file, "faster_whisper") || contains(file, "SentenceTransformer.py")))
+		return P_MODEL_LOAD;
+	if (contains(code, "WhisperModel(") || contains(code, "SentenceTransformer("))
 		return P_MODEL_LOAD;
 	if (strcmp(fn, "forward") == 0 || strcmp(fn, "_call_impl") == 0 ||
 	    strcmp(fn, "_wrapped_call_impl") == 0 || strcmp(fn, "training_step") == 0 ||
