@@ -187,6 +187,16 @@ int main(int argc, char **argv)
 		   "_maybe_log_save_evaluate without its line is neither");
 	kg_frame two[2] = {{"trainer.py", 1, "evaluate", NULL}, {"model.py", 2, "forward", NULL}};
 	TAP_EQ_STR(kg_tb_phase(two, 2), "eval", "forward inside evaluate is eval");
+	/* a backward pass under a caller named for scoring is training
+	 * (mlcommons/algorithmic-efficiency#497's harness) */
+	kg_frame harness[4] = {{"submission_runner.py", 520, "score_submission_on_workload", NULL},
+			       {"submission_runner.py", 299, "train_once", NULL},
+			       {"submission.py", 99, "update_params", "loss.backward()"},
+			       {"torch/_tensor.py", 491, "backward", NULL}};
+	TAP_EQ_STR(kg_tb_phase(harness, 4), "backward", "backward under score_submission_on_workload is backward");
+	kg_frame eval_opt[2] = {{"run.py", 10, "run_validation", NULL},
+				{"run.py", 20, "step", "optimizer.step()"}};
+	TAP_EQ_STR(kg_tb_phase(eval_opt, 2), "optimizer", "an optimizer step is never evaluation");
 
 	/* step / epoch counters */
 	int64_t step = KG_NONE, epoch = KG_NONE;

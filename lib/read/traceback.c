@@ -347,11 +347,21 @@ static int frame_phase(const kg_frame *f)
 
 const char *kg_tb_phase(const kg_frame *frames, size_t n)
 {
-	int best = P_NONE;
+	int best = P_NONE, best_not_eval = P_NONE;
+	bool grads = false;
 	for (size_t i = 0; i < n; i++) {
 		int p = frame_phase(&frames[i]);
 		if (p > best)
 			best = p;
+		if (p != P_EVAL && p > best_not_eval)
+			best_not_eval = p;
+		grads |= p == P_BACKWARD || p == P_OPTIMIZER;
 	}
+	/* a backward pass or an optimizer step on the stack is training,
+	 * whatever a caller is named: evaluation computes no gradients (a
+	 * benchmark harness's score_submission → train_once → loss.backward,
+	 * mlcommons/algorithmic-efficiency#497) */
+	if (best == P_EVAL && grads)
+		best = best_not_eval;
 	return kg_vocab_word(&kg_phases, phase_ids[best]);
 }
