@@ -155,9 +155,10 @@ static void run(const tc_case *c)
 			 * the exception line that ends a traceback */
 			size_t fl = strcspn(t, "\n");
 			kg_oom u;
-			int line = kg_oom_unrecognized(t, fl, NULL, 0, false, &u),
-			    exc = kg_oom_unrecognized(t, fl, NULL, 0, true, &u);
-			const char *g = line && exc ? "yes" : exc ? "exception-line" : line ? "?" : "no";
+			int line = kg_oom_unrecognized(t, fl, NULL, 0, false, &u);
+			bool prose = line && u.prose;
+			int exc = kg_oom_unrecognized(t, fl, NULL, 0, true, &u);
+			const char *g = line && exc ? (prose ? "prose" : "yes") : exc ? "exception-line" : line ? "?" : "no";
 			TAP_EQ_STR(g, w, "%s:%ld: %s: unrecognized", c->file, ln, c->title);
 		} else if (rc != 1) {
 			TAP_OK(0, "%s:%ld: %s: %s (the text does not parse)", c->file, ln, c->title, name);

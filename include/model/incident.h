@@ -216,6 +216,9 @@ typedef struct kg_incident {
 	bool header;              /* it stands on a traceback header that names
 	                             an OOM exception (oom.h kg_oom.header):
 	                             the message, when it follows, replaces it */
+	bool prose;               /* it stands on a person's sentence reporting an
+	                             OOM (kg_oom.prose): kept only when no other
+	                             incident is read in the same log */
 } kg_incident;
 
 /* Initialises every size to kg_size_none() and every index to KG_NONE. */

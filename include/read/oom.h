@@ -34,6 +34,9 @@ typedef struct kg_oom {
 	                            exception (IPython's "OutOfMemoryError
 	                            Traceback (most recent call last)"): the
 	                            message, when it follows, replaces it */
+	bool prose;              /* kg_oom_unrecognized read a person reporting
+	                            the error ("I keep getting CUDA out of
+	                            memory"), not an error line */
 } kg_oom;
 
 /* Compiles every grammar now (PCRE2, JIT when available; without JIT the

@@ -934,6 +934,7 @@ static void new_incident(scanner *sc, const line_rec *L, kg_oom *o, const char *
 		resolve_progress(sc->rd, sc->labels, sc->cur_off, L->lineno, &inc);
 	inc.kind = o->kind ? o->kind : "oom";
 	inc.header = o->header;
+	inc.prose = o->prose;
 	inc.family = o->family;
 	inc.framework = o->framework;
 	inc.device_type = o->device_type;

@@ -136,7 +136,7 @@ enum rx_id {
 	RX_OPENVINO, RX_OLLAMA, RX_WIN_PAGEFILE, RX_OOM_KILL, RX_SLURM_OOM, RX_SLURM_STATE,
 	RX_K8S_OOM, RX_EXIT_KILL,
 	/* the safety net (kg_oom_unrecognized) */
-	RX_UNK_PHRASE, RX_UNK_ERROR, RX_UNK_NEGATED,
+	RX_UNK_PHRASE, RX_UNK_ERROR, RX_UNK_NEGATED, RX_UNK_REPORT,
 	/* body pieces (matched anchored) */
 	RX_PT1_GPU, RX_PT1_CLAUSE, RX_PT1_CLOSE,
 	RX_PT2_GPU, RX_PT2_PROC, RX_PT2_SELF, RX_PT2_NOPID, RX_PT2_ALLOWED,
@@ -559,8 +559,18 @@ static const char *const rx_src[NRX] = {
 		"|\\bCRITICAL\\b|what\\(\\):|terminate\\s+called",
 	[RX_UNK_NEGATED] =
 		"(?i:\\b(?:no|not|without|zero|0)\\s+(?:\\w+\\s+)?(?:out[ _-]?of[ _-]?memory|oom))"
+		"|(?i:n't\\s+(?:\\w+\\s+){0,2}?(?:out[ _-]?of[ _-]?memory|oom))"
 		"|(?i:(?:out[ _-]?of[ _-]?memory|\\boom)\\w*\\s*(?:errors?|trials?|count|retries|events?)?\\s*[:=]\\s*"
 		"(?:0|false|none|no)\\b)",
+	/* a person reporting the error in prose: "I keep getting CUDA out of
+	 * memory", "we got out of memory", "I've encountered out of memory".
+	 * A job's own log does not speak in the first person; an issue's text
+	 * does (kg_oom.prose: kept only where no message is read) */
+	[RX_UNK_REPORT] =
+		"(?i:\\b(?:i|we)(?:'m|'ve|\\s+am|\\s+are|\\s+have|\\s+had|\\s+keep|\\s+kept|\\s+always|\\s+still"
+		"|\\s+now|\\s+also|\\s+often|\\s+sometimes|\\s+constantly|\\s+then|\\s+can|\\s+will|\\s+would)?"
+		"\\s+(?:get|gets|got|getting|hit|hitting|encounter(?:ed|ing)?|met|meet|see|saw|seeing|face[ds]?|facing"
+		"|run\\s+into|ran\\s+into|running\\s+into|receive[ds]?|receiving|experienc(?:e|ed|ing)|run\\s+out|ran\\s+out|running\\s+out)\\b)",
 
 	[RX_PT1_GPU] = "\\s*\\(\\s*(?:GPU|NPU|MLU|MUSA|XPU)\\s+(\\d+)",
 	[RX_PT1_CLAUSE] =
@@ -2159,11 +2169,14 @@ int kg_oom_unrecognized(const char *line, size_t n, const char *raw, size_t rawn
 	ctx c = {line, e, md, NULL};
 	match m;
 	bool ok = run(&c, RX_UNK_PHRASE, e, b, false, &m) && !run(&c, RX_UNK_NEGATED, e, b, false, &m);
+	bool prose = false;
 	if (ok && !exception_line) {
 		/* the error's words may be in a prefix the scanner stripped
 		 * (a logger's "ERROR:__main__:") */
 		ctx r = {raw ? raw : line, raw ? rawn : e, md, NULL};
 		ok = run(&r, RX_UNK_ERROR, r.n, 0, false, &m);
+		if (!ok)
+			ok = prose = run(&c, RX_UNK_REPORT, e, b, false, &m);
 	}
 	pcre2_match_data_free(md);
 	if (!ok)
@@ -2171,6 +2184,7 @@ int kg_oom_unrecognized(const char *line, size_t n, const char *raw, size_t rawn
 	oom_init(out);
 	out->kind = "oom-unrecognized";
 	out->family = KG_FAMILY_WORD(UNRECOGNIZED);
+	out->prose = prose;
 	out->start = b;
 	out->end = e;
 	return 1;

@@ -74,6 +74,8 @@ char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 {
 	kg_buf b = {0};
 	const char *head = kg_family_headline(inc->family);
+	if (inc->prose)
+		head = "an out-of-memory failure the report tells in words"; /* kg_incident.prose */
 	if (!head) {
 		char dev[16] = "";
 		size_t i = 0;

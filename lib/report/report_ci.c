@@ -22,6 +22,8 @@ const char *kg_ci_kind_title(const kg_incident *inc)
 {
 	if (inc->kind && !strcmp(inc->kind, "oom-warning"))
 		return "Allocator warning (retried)";
+	if (inc->prose)
+		return "Out-of-memory failure the report tells in words";
 	if (inc->kind && !strcmp(inc->kind, "oom-unrecognized"))
 		return "Out-of-memory message this tool does not know";
 	return "Out of memory";

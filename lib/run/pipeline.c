@@ -70,6 +70,31 @@ static int add_config(run *R, const char *path, kg_error *err)
 	return 0;
 }
 
+/* A person's sentence reporting an OOM ("I keep getting CUDA out of
+ * memory", kg_incident.prose) is an incident only where the log holds no
+ * other: a message read beside it is the same failure, told better. Drops
+ * the prose incidents from index `first` on when another is there, and
+ * numbers the rest again. */
+static void drop_prose(kg_report *rep, size_t first)
+{
+	bool other = false;
+	for (size_t i = first; i < rep->nincidents; i++)
+		other |= !rep->incidents[i].prose;
+	if (!other)
+		return;
+	size_t k = first;
+	for (size_t i = first; i < rep->nincidents; i++) {
+		if (rep->incidents[i].prose) {
+			kg_incident_free(&rep->incidents[i]);
+			continue;
+		}
+		rep->incidents[k] = rep->incidents[i];
+		rep->incidents[k].id = (int)k + 1;
+		k++;
+	}
+	rep->nincidents = k;
+}
+
 /* One log, in one file or several read as one stream (kg_scan_logs), with
  * its log facts; path_rank for incidents whose lines name no rank.
  * lazy: the log's head may be read only when an OOM follows it
@@ -84,6 +109,7 @@ static int scan_logs(run *R, kg_source **srcs, size_t n, int64_t path_rank, bool
 	R->lfs[R->nlogs].head_lazy = lazy && R->one_path && n == 1 && !R->opt->svg;
 	R->logs_first[R->nlogs] = rep->nincidents;
 	int rc = kg_scan_logs(srcs, n, rep, &R->lfs[R->nlogs], err);
+	drop_prose(rep, R->logs_first[R->nlogs]);
 	for (size_t i = R->logs_first[R->nlogs]; i < rep->nincidents && path_rank != KG_NONE; i++)
 		if (rep->incidents[i].rank == KG_NONE)
 			rep->incidents[i].rank = path_rank;
