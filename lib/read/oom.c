@@ -173,8 +173,10 @@ static const char *const rx_src[NRX] = {
 	 * THC tail, 6 "CUDA failed with error [2] out of memory" with 7 the
 	 * number (cumm/spconv tensorview prints it; CTranslate2's CUDA_CHECK,
 	 * src/cuda/utils.h, prints cudaGetErrorString right after "error "),
-	 * 8 the driver's name, 9 a CHECK on cudaSuccess whose message is
-	 * "CUDA: " + cudaGetErrorString (TVM's CUDA_CALL,
+	 * 8 the driver's name (after "failed call to cu…: ", or XLA's
+	 * "Failed to load in-memory CUBIN: ", the driver loading a compiled
+	 * kernel module outside XLA's pool), 9 a CHECK on cudaSuccess whose
+	 * message is "CUDA: " + cudaGetErrorString (TVM's CUDA_CALL,
 	 * src/runtime/cuda/cuda_common.h; mshadow's stream_gpu-inl.h), 10 the
 	 * device */
 	[RX_CUDART] =
@@ -184,7 +186,8 @@ static const char *const rx_src[NRX] = {
 		"|(Check\\s+failed:\\s+error\\s+==\\s+cudaSuccess\\s+\\(2\\s+vs\\.\\s+0\\)\\s+out\\s+of\\s+memory)"
 		"|(error=2\\s+:\\s+out\\s+of\\s+memory)"
 		"|((?i:cuda)\\s+failed\\s+with\\s+error\\s+(2\\s+)?out\\s+of\\s+memory)"
-		"|((?:failed\\s+call\\s+to\\s+cu\\w+:\\s+)?CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?)"
+		"|((?:(?:failed\\s+call\\s+to\\s+cu\\w+|Failed\\s+to\\s+load\\s+in-memory\\s+(?:CUBIN|PTX)):\\s+)?"
+		"CUDA_ERROR_OUT_OF_MEMORY(?::\\s+out\\s+of\\s+memory)?)"
 		"|(Check\\s+failed:\\s+[^\\n]{0,160}?\\bcudaSuccess\\b[^\\n]{0,80}?:\\s+CUDA:\\s+out\\s+of\\s+memory))"
 		"(?:\\s+current\\s+device:\\s+(\\d+))?",
 	/* caffe CHECK_EQ(status, *_STATUS_SUCCESS) << *GetErrorString(status) */
@@ -1008,6 +1011,8 @@ static const char *device_type_of(const ctx *c, const match *m, int g)
  * window (the texts themselves are shared by several frameworks). */
 static const char *framework_cue(const ctx *c, const char *fallback)
 {
+	if (window_has(c, "XlaRuntimeError")) /* jaxlib's exception type */
+		return KG_FRAMEWORK_WORD(JAX);
 	if (window_has(c, "ggml"))
 		return KG_FRAMEWORK_WORD(GGML);
 	if (window_has(c, ".lua:") || window_has(c, "luajit"))
