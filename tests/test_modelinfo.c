@@ -214,6 +214,12 @@ static void catalogue_names(void)
 	read_text("w.exe --model=large-v2", 0, &f);
 	TAP_OK(!kg_facts_get(&f, "model.params"), "large-v2 alone is no model");
 	kg_facts_free(&f);
+	/* vllm-project/vllm#4408: a Mixtral fine-tune keeps the base's count
+	 * and its 8x22B tag, which is not its count (8 × 22 = 176) */
+	read_text("python3 -m vllm.entrypoints.openai.api_server --model alpindale/WizardLM-2-8x22B --dtype auto", 0, &f);
+	TAP_EQ_STR(str(&f, "model.name"), "mixtral-8x22b", "WizardLM-2-8x22B: mixtral-8x22b by its tag");
+	TAP_OK(num(&f, "model.params") == 141e9, "mixtral-8x22b: 141 B, not 176 B");
+	kg_facts_free(&f);
 	/* dcause-0053, ZiYang-xie/WorldGen#25 */
 	read_text("I have download Flux.dev-1 locally because I cannot connect to hugging face.", 0, &f);
 	TAP_OK(num(&f, "model.params") == 12e9, "Flux.dev: FLUX.1, 12 B");
