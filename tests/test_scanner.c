@@ -157,7 +157,11 @@ int main(int argc, char **argv)
 		   "faster-whisper's WhisperModel constructor is model loading");
 	TAP_EQ_STR(phase_of("__init__", "faster_whisper/transcribe.py", NULL), "model-load",
 		   "the same, __init__ as Python prints it");
-	TAP_EQ_STR(phase_of("__init__", "my_dataset.py", NULL), NULL, "another class's constructor is no phase");
+	TAP_EQ_STR(phase_of("__init__", "neural_point.py", NULL), "model-load",
+		   "any constructor on the stack is set-up (eriksandstroem/Point-SLAM#9: an index moved to the GPU)");
+	TAP_EQ_STR(phase_of("init", "my_module.py", NULL), NULL, "a function named init elsewhere is no phase");
+	kg_frame ctor_in_step[2] = {{"train.py", 10, "training_step", NULL}, {"torch/nn/modules/linear.py", 20, "__init__", NULL}};
+	TAP_EQ_STR(kg_tb_phase(ctor_in_step, 2), "forward", "a layer built inside a step is the step's");
 	TAP_EQ_STR(phase_of("main", "app.py", "model = WhisperModel(size, device=\"cuda\")"), "model-load",
 		   "a frame that constructs WhisperModel is model loading");
 	TAP_EQ_STR(phase_of("main", "run.py", "model = whisper.load_model(\"large-v2\")"), "model-load",

@@ -250,11 +250,11 @@ static bool calls_token(const char *code, const char *const *tokens, const char 
 	return false;
 }
 
-enum { P_NONE, P_FORWARD, P_MODEL_LOAD, P_DATA, P_BACKWARD, P_OPTIMIZER, P_EVAL, P_CHECKPOINT };
+enum { P_NONE, P_CTOR, P_FORWARD, P_MODEL_LOAD, P_DATA, P_BACKWARD, P_OPTIMIZER, P_EVAL, P_CHECKPOINT };
 
 /* P_* (ordered by precedence: the highest over all frames wins) → kg_phases */
 static const int phase_ids[] = {
-	-1, KG_PHASE_FORWARD, KG_PHASE_MODEL_LOAD, KG_PHASE_DATA, KG_PHASE_BACKWARD,
+	-1, KG_PHASE_MODEL_LOAD, KG_PHASE_FORWARD, KG_PHASE_MODEL_LOAD, KG_PHASE_DATA, KG_PHASE_BACKWARD,
 	KG_PHASE_OPTIMIZER, KG_PHASE_EVAL, KG_PHASE_CHECKPOINT,
 };
 
@@ -338,6 +338,12 @@ static int frame_phase(const kg_frame *f)
 		return P_MODEL_LOAD;
 	if (contains(code, "WhisperModel(") || contains(code, "SentenceTransformer("))
 		return P_MODEL_LOAD;
+	/* any other constructor: the failure came while an object was built
+	 * (a model, its layers, an index moved to the device) before a batch
+	 * ran through it: set-up, read as model-load, below every other
+	 * phase, so a layer built inside a step is that step's */
+	if (strcmp(fn, "__init__") == 0)
+		return P_CTOR;
 	if (strcmp(fn, "forward") == 0 || strcmp(fn, "_call_impl") == 0 ||
 	    strcmp(fn, "_wrapped_call_impl") == 0 || strcmp(fn, "training_step") == 0 ||
 	    strcmp(fn, "train_step") == 0)
