@@ -208,6 +208,15 @@ static void signs(void)
 		{"all ranks allocate on cuda:0 instead of their own device", "parallel"},
 		{"the valid going to start", "eval"},
 		{"it fails as the evaluation is about to start", "eval"},
+		/* the inputs named large (public threads: jsnln/
+		 * ParametricGaussRecon#2, mahmoodlab/Patch-GCN#28,
+		 * tensorflow/tensor2tensor#545's thread) */
+		{"If I try to use large point cloud data, an error will occur.", "large"},
+		{"RuntimeError: CUDA out of memory when not skipping large bags", "large"},
+		{"Some of the lines I have in the source and target translation are long.", NULL},
+		{"it only fails on very long sequences", "large"},
+		{"with higher-resolution images it runs out of memory", "large"},
+		{"Large input images (4000x3000) crash it", "large"},
 		/* not signs */
 		{"Loading checkpoint shards: 52%", NULL},
 		{"Saving model checkpoint to out/checkpoint-500", NULL},
@@ -232,13 +241,20 @@ static void signs(void)
 		{"GPU 0 has a total capacity of 23.69 GiB", NULL},
 		{"each process loads its own copy of the model", NULL},
 		{"training is going to start", NULL},
+		{"I have a large number of images", NULL},
+		{"a big dataset of long documents", "large"},
+		{"there are no long sequences in my data", NULL},
+		{"roberta-large model training", NULL},
+		{"it takes a long time to load", NULL},
+		{"a large batch of images", NULL},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		kg_log_markers w;
 		memset(&w, 0, sizeof w);
 		int got = sign(&w, words[i].line, 1);
 		const char *kind = w.late_line ? "late" : w.batch1_line ? "batch" : w.eval_line ? "eval" :
-				   w.leak_line ? "leak" : w.ckpt_line ? "checkpoint" : w.par_line ? "parallel" : NULL;
+				   w.leak_line ? "leak" : w.ckpt_line ? "checkpoint" : w.par_line ? "parallel" :
+				   w.large_line ? "large" : NULL;
 		TAP_OK(got == (words[i].kind != NULL) && (kind == words[i].kind ||
 		       (kind && words[i].kind && !strcmp(kind, words[i].kind))),
 		       "\"%s\": %s", words[i].line, words[i].kind ? words[i].kind : "no sign");

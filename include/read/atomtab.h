@@ -109,6 +109,9 @@ enum {
 	X("saving", A_SIGN) X("same", A_SIGN) \
 	X("single", A_SIGN) X("shared", A_SIGN) X("simultaneous", A_SIGN) X("concurrent", A_SIGN | A_BATCH) \
 	X("parallel", A_SIGN | A_BATCH) X("GPU 0", A_SIGN) X("cuda:0", A_SIGN) \
+	/* the inputs named large (kg_parse_signs: p_largew) */ \
+	X("large", A_SIGN) X("Large", A_SIGN) X("long", A_SIGN) X("Long", A_SIGN) X("big", A_SIGN) \
+	X("huge", A_SIGN) X("igh-res", A_SIGN) X("igh res", A_SIGN) X("igher-res", A_SIGN) X("igher res", A_SIGN) \
 	/* the model and the machine (kg_parse_modelinfo): names and counts, \
 	 * precision, the card, host RAM, the mode, adapters, what spreads the \
 	 * model, a KV cache's shape ("GPU" is in every CUDA OOM message; \

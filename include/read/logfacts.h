@@ -136,6 +136,10 @@ typedef struct kg_log_markers {
 	 * on the same GPU", "run both scripts simultaneously") */
 	char leak_text[120], ckpt_text[120], par_text[120];
 	long leak_line, ckpt_line, par_line;
+	/* … the inputs named large ("large point cloud data", "long
+	 * sequences", "high-resolution images"): one sample's activations */
+	char large_text[120];
+	long large_line;
 } kg_log_markers;
 
 /* Reads the markers on one line into m (only kinds not yet seen). Returns

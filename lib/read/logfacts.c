@@ -68,6 +68,24 @@ static bool has_any(const char *s, size_t n, const char *const *words, size_t nw
 	return false;
 }
 
+/* Whether p matches at an occurrence of one of words (case-insensitive) in
+ * s[0..n), anchored there (PCRE2_ANCHORED; its lookbehinds still see the
+ * bytes before it): a phrase that starts with its word costs one attempt
+ * per occurrence, not one per byte of a 100 KiB line. */
+static bool match_at_words(pattern *p, const char *s, size_t n, const char *const *words, size_t nw)
+{
+	for (size_t i = 0; i < nw; i++) {
+		size_t wl = strlen(words[i]);
+		for (const char *q = s; (q = kg_memcasemem(q, (size_t)(s + n - q), words[i], wl)) != NULL; q += wl) {
+			pcre2_code *re = pat(p);
+			kg_regex_use(re, &p->uses, wl);
+			if (pcre2_match(re, (PCRE2_SPTR)s, n, (size_t)(q - s), PCRE2_ANCHORED, p->md, mctx) >= 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 static int64_t int_at(const char *s, size_t a, size_t b)
 {
 	int64_t v = 0;
@@ -413,6 +431,24 @@ static pattern p_parw = {.src = "\\b(?:two|three|four|several|multiple|many|othe
 		"|\\b(?:gpu\\s*0|cuda:0)\\b[^.\\n]{0,80}?\\b(?:each|every|all(?:\\s+of)?(?:\\s+the)?)\\s+(?:\\w+\\s+)?(?:process(?:es)?|scripts?|ranks?|workers?|jobs?)\\b"
 		"|\\b(?:each|every|all(?:\\s+of)?(?:\\s+the)?)\\s+(?:\\w+\\s+)?(?:process(?:es)?|scripts?|ranks?|workers?|jobs?)\\b[^.\\n]{0,60}?\\b(?:on|to|in|uses?|using|occup\\w*|allocat\\w*)\\s+(?:the\\s+)?(?:gpu\\s*0|cuda:0)\\b"};
 
+/* The inputs named large, in the reporter's words: "if I try to use large
+ * point cloud data", "when not skipping large bags", "long sequences",
+ * "higher-resolution images". Activation memory grows with one input's
+ * size (sequence length, resolution, points or nodes per sample: HF
+ * "Model training anatomy"), so the reporter naming the inputs' size names
+ * what filled the device. Not the dataset's size ("a large number of
+ * images", "a big dataset"), nor a negation ("no long sequences"). Each
+ * form holds one of the scanner's atoms ("large", "Large", "long", "Long",
+ * "big", "huge", "igh-res", "igh res", "igher-res", "igher res") and
+ * starts with one of the words it is anchored at (match_at_words:
+ * "large", "long", "big", "huge", "high"; a negation is looked for behind). */
+static pattern p_largew = {.src = "(?<!not |n't |no |not very |not too |not so )\\b"
+		"(?:large|larger|long|longer|big|bigger|huge|(?:high|higher)[- ]?res(?:olution)?)\\s+"
+		"(?:(?!(?:batch|number|amount|set|dataset|collection|lot|count|list|quantity|model|memory)\\b)[\\w-]+\\s+){0,2}?"
+		"(?:images?|inputs?|sequences?|sentences?|texts?|documents?|audios?|videos?|point\\s*clouds?|graphs?|bags?"
+		"|samples?|prompts?|lines?|volumes?|molecules?|proteins?|pictures?|photos?|scenes?|meshes|requests?"
+		"|utterances?|transcripts?|articles?|passages?|clips?|recordings?|slides?|crops?|patches|frames|tiles?)\\b"};
+
 static void keep_text(char *dst, size_t cap, const char *s, size_t n)
 {
 	while (n && (*s == ' ' || *s == '\t' || *s == '>'))
@@ -487,19 +523,24 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		long *line;
 		pattern *p;
 		const char *words[10];
+		bool at_word; /* the phrase starts with one of its words: match_at_words */
 	} more[] = {
-		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", "graph", "detach", NULL}}, /* not vocabulary: log text */
-		{m->ckpt_text, &m->ckpt_line, &p_ckptw, {"checkpoint", "resum", "sav", NULL}}, /* not vocabulary: log text */
+		{m->leak_text, &m->leak_line, &p_leakw, {"leak", "keep", "kept", "grow", "increas", "goes up", "graph", "detach", NULL}, false}, /* not vocabulary: log text */
+		{m->ckpt_text, &m->ckpt_line, &p_ckptw, {"checkpoint", "resum", "sav", NULL}, false}, /* not vocabulary: log text */
 		{m->par_text, &m->par_line, &p_parw, {"same", "single", "shared", "simultaneous", "concurrent",
-						      "parallel", "gpu 0", "cuda:0", NULL}},
+						      "parallel", "gpu 0", "cuda:0", NULL}, false},
+		{m->large_text, &m->large_line, &p_largew, {"large", "long", "big", "huge", "high", NULL}, true}, /* not vocabulary: log text */
 	};
 	for (size_t k = 0; k < sizeof more / sizeof *more; k++) {
 		size_t nw = 0;
 		while (more[k].words[nw])
 			nw++;
-		if (*more[k].line || !has_any(s, n, more[k].words, nw))
+		if (*more[k].line)
 			continue;
-		if ((at = 0, match(more[k].p, s, n, &at))) {
+		/* a phrase at its word is a sentence of prose: looked for in a
+		 * line's first 2 KiB (not along a JSON record's 100 KiB) */
+		if (more[k].at_word ? match_at_words(more[k].p, s, n < 2048 ? n : 2048, more[k].words, nw)
+				 : has_any(s, n, more[k].words, nw) && (at = 0, match(more[k].p, s, n, &at))) {
 			keep_text(more[k].text, sizeof m->leak_text, s, n);
 			*more[k].line = lineno;
 			got = 1;
@@ -1109,6 +1150,7 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		{"log.words.leak", mk->leak_line, mk->leak_text},
 		{"log.words.checkpoint", mk->ckpt_line, mk->ckpt_text},
 		{"log.words.parallel", mk->par_line, mk->par_text},
+		{"log.words.large_input", mk->large_line, mk->large_text},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		if (!words[i].line)
