@@ -126,7 +126,7 @@ enum rx_id {
 	RX_STATUS_CHECK, RX_STATUS, RX_CUBLAS_SE, RX_NCCL,
 	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
-	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_SHM_WORKER, RX_BAD_ALLOC,
+	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_PROSE_KILLED, RX_SHM_WORKER, RX_BAD_ALLOC,
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
@@ -424,6 +424,19 @@ static const char *const rx_src[NRX] = {
 	 * have been taken for a rank prefix and stripped */
 	[RX_SHELL_KILLED] =
 		"(?m:^[ \\t]*(?:\\[\\d+\\][ \\t]+(?:[+-][ \\t]+)?\\d+|\\d{3,})[ \\t]+(killed)(?:[ \\t]+\\S[^\\n]*)?$)",
+	/* a person telling the kill in prose: "it just says killed after the
+	 * model loads", "the process gets killed during the transcription",
+	 * "still get killed": the shell's "Killed" retold, which on a machine
+	 * running a model is the kernel's OOM killer; not a kill the sentence
+	 * gives another cause ("killed by signal", "by the scheduler", "after
+	 * 2 hours", a time limit: the grammars above read PyTorch's worker
+	 * message).
+	 * Kept only where no message is read (kg_oom.prose) */
+	[RX_PROSE_KILLED] =
+		"(?i:(?<!not |n't |never )\\b(?:(?:gets?|got|getting|gotten|was|were|is|are|being|been)\\s+killed\\b"
+		"|(?:says?|said|prints?|printed|shows?|showed|outputs?|displays?)\\s+[\"'`]?killed\\b)"
+		"(?!\\s+by\\s+(?!(?:the\\s+)?(?:oom|out[ -]of[ -]memory|kernel|linux|os)\\b))"
+		"(?![^.\\n]{0,40}\\b(?:time[ -]?limit|timeout|timed\\s+out|hours?|minutes?|scheduler|slurm|preempt\\w*|ctrl)))",
 	/* torch.utils.data/_utils/signal_handling.py: a worker killed by
 	 * SIGBUS, which PyTorch itself explains as the workers running out of
 	 * shared memory (/dev/shm, host RAM) */
@@ -1189,6 +1202,28 @@ static bool g_shell_killed(ctx *c, const match *h)
 	match m = *h;
 	m.v[0] = h->v[2];
 	return done(o, &m, mend(h));
+}
+
+/* A kill told in prose (RX_PROSE_KILLED): the OOM killer's incident, on a
+ * person's sentence (kept only where no message is read) */
+static bool g_prose_killed(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OOM_KILLER), NULL, NULL);
+	o->prose = true;
+	/* the sentence is the message: the match's line, its blanks trimmed */
+	size_t b = mstart(h), e = mend(h);
+	while (b > 0 && c->s[b - 1] != '\n')
+		b--;
+	while (e < c->n && c->s[e] != '\n')
+		e++;
+	while (b < e && (c->s[b] == ' ' || c->s[b] == '\t'))
+		b++;
+	while (e > b && (c->s[e - 1] == ' ' || c->s[e - 1] == '\t' || c->s[e - 1] == '\r'))
+		e--;
+	o->start = b;
+	o->end = e;
+	return true;
 }
 
 /* A DataLoader worker's SIGBUS: out of shared memory, on the host */
@@ -2040,6 +2075,7 @@ static const grammar grammars[] = {
 	{RX_TGI_PREFILL, {"prefill tokens"}, g_tgi_prefill},
 	{RX_BAR_KILLED, {"killed", "Killed"}, g_bar_killed},
 	{RX_SHELL_KILLED, {"killed"}, g_shell_killed},
+	{RX_PROSE_KILLED, {"killed", "Killed"}, g_prose_killed},
 	{RX_SHM_WORKER, {"killed by signal"}, g_shm_worker},
 	{RX_SHM_BUS, {"Unexpected bus error"}, g_shm_worker},
 	{RX_SHM_ALLOC, {"</torch_"}, g_shm_worker},

@@ -74,8 +74,10 @@ char *kg_incident_headline(const kg_incident *inc, unsigned flags)
 {
 	kg_buf b = {0};
 	const char *head = kg_family_headline(inc->family);
-	if (inc->prose)
-		head = "an out-of-memory failure the report tells in words"; /* kg_incident.prose */
+	if (inc->prose) /* kg_incident.prose */
+		head = kg_vocab_index(&kg_families, inc->family) == KG_FAMILY_OOM_KILLER
+			       ? "a kill the report tells in words (SIGKILL: the OOM killer)"
+			       : "an out-of-memory failure the report tells in words";
 	if (!head) {
 		char dev[16] = "";
 		size_t i = 0;

@@ -23,7 +23,9 @@ const char *kg_ci_kind_title(const kg_incident *inc)
 	if (inc->kind && !strcmp(inc->kind, "oom-warning"))
 		return "Allocator warning (retried)";
 	if (inc->prose)
-		return "Out-of-memory failure the report tells in words";
+		return kg_vocab_index(&kg_families, inc->family) == KG_FAMILY_OOM_KILLER
+			       ? "Kill the report tells in words (SIGKILL: the OOM killer)"
+			       : "Out-of-memory failure the report tells in words";
 	if (inc->kind && !strcmp(inc->kind, "oom-unrecognized"))
 		return "Out-of-memory message this tool does not know";
 	return "Out of memory";
