@@ -126,7 +126,7 @@ enum rx_id {
 	RX_STATUS_CHECK, RX_STATUS, RX_CUBLAS_SE, RX_NCCL,
 	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
-	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_PROSE_KILLED, RX_SHM_WORKER, RX_BAD_ALLOC,
+	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_PROSE_KILLED, RX_PY_MEMERR, RX_SHM_WORKER, RX_BAD_ALLOC,
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
@@ -437,6 +437,16 @@ static const char *const rx_src[NRX] = {
 		"|(?:says?|said|prints?|printed|shows?|showed|outputs?|displays?)\\s+[\"'`]?killed\\b)"
 		"(?!\\s+by\\s+(?!(?:the\\s+)?(?:oom|out[ -]of[ -]memory|kernel|linux|os)\\b))"
 		"(?![^.\\n]{0,40}\\b(?:time[ -]?limit|timeout|timed\\s+out|hours?|minutes?|scheduler|slurm|preempt\\w*|ctrl)))",
+	/* Python's MemoryError, the exception line ending a traceback: CPython
+	 * raises it when the host's allocator (malloc) refuses memory
+	 * (Objects/obmalloc.c, PyErr_NoMemory); NumPy's subclass names the
+	 * array ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate
+	 * 3.20 GiB for an array with shape (…) and data type float64",
+	 * numpy/core/src/multiarray/ctors.c, sizes in binary units). Host RAM,
+	 * not a device's: torch.cuda.OutOfMemoryError is another class. */
+	[RX_PY_MEMERR] =
+		"(?m:^[ \\t]*(?:[A-Za-z_][\\w.]*\\.)?(?:_ArrayMemoryError|MemoryError)\\b"
+		"(?::[ \\t]*(?:Unable\\s+to\\s+allocate\\s+" SZ "\\s+for\\s+an\\s+array[^\\n]*|[^\\n]*))?[ \\t]*$)",
 	/* torch.utils.data/_utils/signal_handling.py: a worker killed by
 	 * SIGBUS, which PyTorch itself explains as the workers running out of
 	 * shared memory (/dev/shm, host RAM) */
@@ -1223,6 +1233,22 @@ static bool g_prose_killed(ctx *c, const match *h)
 		e--;
 	o->start = b;
 	o->end = e;
+	return true;
+}
+
+/* Python's MemoryError (RX_PY_MEMERR): host memory; NumPy's gives the
+ * array's size */
+static bool g_py_memerr(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	ident(o, KG_FAMILY_WORD(OTHER), NULL, KG_DEVICE_WORD(CPU));
+	o->mem.requested = cap_size(c, h, 1);
+	/* the message starts at the class name, not at the line's blanks */
+	size_t b = mstart(h);
+	while (b < mend(h) && (c->s[b] == ' ' || c->s[b] == '\t'))
+		b++;
+	o->start = b;
+	o->end = mend(h);
 	return true;
 }
 
@@ -2076,6 +2102,7 @@ static const grammar grammars[] = {
 	{RX_BAR_KILLED, {"killed", "Killed"}, g_bar_killed},
 	{RX_SHELL_KILLED, {"killed"}, g_shell_killed},
 	{RX_PROSE_KILLED, {"killed", "Killed"}, g_prose_killed},
+	{RX_PY_MEMERR, {"MemoryError"}, g_py_memerr},
 	{RX_SHM_WORKER, {"killed by signal"}, g_shm_worker},
 	{RX_SHM_BUS, {"Unexpected bus error"}, g_shm_worker},
 	{RX_SHM_ALLOC, {"</torch_"}, g_shm_worker},
