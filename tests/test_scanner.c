@@ -273,6 +273,22 @@ int main(int argc, char **argv)
 		   NULL, "vLLM's report that loading took N GB ends the loading");
 	TAP_EQ_STR(kg_ctx_phase_marker("[train] step 100 | loss 1.2", 27), "train", "train marker");
 	TAP_EQ_STR(kg_ctx_phase_marker("pin_memory=True num_workers=8", 29), NULL, "no marker");
+	/* a variable of pasted code named after its work is no phase (the
+	 * notebook code of isayev/ReLeaSE#4's first post); a call is */
+	{
+		const char *const vars[] = {
+			"    _, prediction = estimate_and_update(n_to_generate)",
+			"    prediction_log.append(prediction)",
+			"    if len(np.where(prediction >= threshold)[0])/len(prediction) > 0.15:",
+			"validation=True",
+		};
+		for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+			TAP_EQ_STR(kg_ctx_phase_marker(vars[i], strlen(vars[i])), NULL, "code variable: %s", vars[i]);
+		const char *call = "    results = evaluate(model, loader)";
+		TAP_EQ_STR(kg_ctx_phase_marker(call, strlen(call)), "eval", "a call of evaluate() is eval");
+		const char *both = "    prediction = model(x)  # runs the prediction step";
+		TAP_EQ_STR(kg_ctx_phase_marker(both, strlen(both)), "eval", "a variable, then the word in prose: eval");
+	}
 
 	/* echoed allocator configuration */
 	char *var = NULL, *val = NULL;

@@ -4,6 +4,7 @@
 #include "read/regex.h"
 #include "model/vocab.h"
 
+#include <ctype.h>
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,42 @@ static long last_match(const kg_regex *re, const char *s, size_t n)
 	return at;
 }
 
+/* Whether the word at line[so..eo) is a variable of pasted source code:
+ * the target of an assignment ("prediction = f(x)"), a side of a
+ * comparison ("prediction >= threshold"), or a lone argument
+ * ("len(prediction)"). A report's code names its variables after the
+ * work they hold, which says nothing of the phase that failed. */
+static bool code_variable(const char *line, size_t n, size_t so, size_t eo)
+{
+	size_t j = eo;
+	while (j < n && line[j] == ' ')
+		j++;
+	if (j < n && line[j] == '=' && (j + 1 >= n || line[j + 1] != '='))
+		return true;
+	if (j + 1 < n && (line[j] == '=' || line[j] == '!' || line[j] == '<' || line[j] == '>') && line[j + 1] == '=')
+		return true;
+	if (j < n && (line[j] == '<' || line[j] == '>') && (j + 1 >= n || line[j + 1] == ' '))
+		return true;
+	size_t i = so;
+	while (i > 0 && line[i - 1] == ' ')
+		i--;
+	return i > 0 && line[i - 1] == '(' && j < n && (line[j] == ')' || line[j] == ',');
+}
+
+/* The first of re_eval's matches in line that is not a code variable. */
+static bool eval_word(const char *line, size_t n, kg_match *m)
+{
+	for (size_t from = 0; from < n && kg_regex_match(re_eval, line, n, from, m);
+	     from = m->eo[0] > m->so[0] ? m->eo[0] : m->so[0] + 1) {
+		size_t ws = m->so[0];
+		if (ws < n && !isalnum((unsigned char)line[ws]))
+			ws++; /* past the character before the word */
+		if (!code_variable(line, n, ws, m->eo[0]))
+			return true;
+	}
+	return false;
+}
+
 const char *kg_ctx_phase_marker(const char *line, size_t n)
 {
 	kg_match m;
@@ -173,7 +210,7 @@ const char *kg_ctx_phase_marker(const char *line, size_t n)
 	     kg_memcasemem(line, n, "test", 4) || kg_memcasemem(line, n, "predict", 7) ||
 	     kg_memcasemem(line, n, "infer", 5) || kg_memcasemem(line, n, "generat", 7) ||
 	     kg_memcasemem(line, n, "rank", 4)) &&
-	    kg_regex_match(re_eval, line, n, 0, &m)) {
+	    eval_word(line, n, &m)) {
 		/* a line that names training too tells a sequence, and the
 		 * phase named last is the one now ("training goes well, but it
 		 * fails when the validation starts": eval; "the test and
