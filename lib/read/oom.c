@@ -126,7 +126,7 @@ enum rx_id {
 	RX_STATUS_CHECK, RX_STATUS, RX_CUBLAS_SE, RX_NCCL,
 	RX_TF_OOM, RX_TF_BFC, RX_TF_EIGEN, RX_TF_LIMIT,
 	RX_JAX_OOM, RX_JAX_PJRT, RX_JAX_SE, RX_JAX_TPU, RX_MPS,
-	RX_GGML, RX_GGML_BUF, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_PROSE_KILLED, RX_PY_MEMERR, RX_SHM_WORKER, RX_BAD_ALLOC,
+	RX_GGML, RX_GGML_BUF, RX_GGML_CHECK, RX_TH_RAM, RX_KILLED, RX_SHELL_KILLED, RX_PROSE_KILLED, RX_PY_MEMERR, RX_SHM_WORKER, RX_BAD_ALLOC,
 	RX_TF_CUDNN_INIT,
 	RX_CUBLAS_THC, RX_CUBLAS_FAIL, RX_CUDNN_ALLOC, RX_CUDNN_ALGO, RX_XLA_SPACE, RX_XLA_AUTOTUNE,
 	RX_ACCEL_BATCH, RX_CUPY, RX_CUPY_OLD, RX_PADDLE, RX_ORT_ARENA, RX_MXNET,
@@ -242,6 +242,13 @@ static const char *const rx_src[NRX] = {
 		"allocating\\s+" SZ "\\s+on\\s+device\\s+(\\d+):\\s+cudaMalloc\\s+failed:\\s+out\\s+of\\s+memory",
 	[RX_GGML_BUF] =
 		"failed\\s+to\\s+allocate\\s+(\\w+?)(\\d*)\\s+buffer\\s+of\\s+size\\s+(\\d+)",
+	/* ggml-cuda.cu's CUDA_CHECK of 2023 (llama.cpp before its
+	 * ggml_cuda_error; Ollama 0.1.x): fprintf(stderr, "CUDA error %d at
+	 * %s:%d: %s\n", err, __FILE__, __LINE__, cudaGetErrorString(err)),
+	 * cudaErrorMemoryAllocation being 2; ROCm builds print the same with
+	 * hipErrorOutOfMemory (2) */
+	[RX_GGML_CHECK] =
+		"(CUDA|HIP)\\s+error\\s+2\\s+at\\s+(\\S+?):(\\d+):\\s+out\\s+of\\s+memory",
 	/* ggml-vulkan.cpp ggml_vk_create_buffer's catch: the size in bytes */
 	[RX_GGML_VK] =
 		"ggml_vulkan:\\s+Device\\s+memory\\s+allocation\\s+of\\s+size\\s+(\\d+)\\s+failed\\.?",
@@ -1679,6 +1686,19 @@ static bool g_ggml(ctx *c, const match *h)
 	return done(o, h, end);
 }
 
+/* ggml's 2023 CUDA_CHECK (RX_GGML_CHECK): the failing call is not named,
+ * nor its size; ggml when the file is its own */
+static bool g_ggml_check(ctx *c, const match *h)
+{
+	kg_oom *o = c->o;
+	bool hip = cap_is(c, h, 1, "HIP");
+	bool ggml = memmem(c->s + h->v[4], h->v[5] - h->v[4], "ggml", 4) != NULL;
+	ident(o, ggml ? KG_FAMILY_WORD(GGML) : KG_FAMILY_WORD(CUDA_RUNTIME),
+	      ggml ? KG_FRAMEWORK_WORD(GGML) : framework_cue(c, NULL),
+	      hip ? KG_DEVICE_WORD(HIP) : KG_DEVICE_WORD(CUDA));
+	return done(o, h, mend(h));
+}
+
 static bool g_ggml_buf(ctx *c, const match *h)
 {
 	kg_oom *o = c->o;
@@ -2119,6 +2139,7 @@ static const grammar grammars[] = {
 	{RX_JAX_SE, {"failed to allocate"}, g_jax_se},
 	{RX_JAX_TPU, {"Attempting to allocate"}, g_jax_tpu},
 	{RX_GGML, {"cudaMalloc failed"}, g_ggml},
+	{RX_GGML_CHECK, {"error 2 at"}, g_ggml_check},
 	{RX_GGML_BUF, {"failed to allocate"}, g_ggml_buf},
 	{RX_STATUS_CHECK, {"_STATUS_"}, g_status_check},
 	{RX_CUBLAS_SE, {"failed to create cublas handle"}, g_cublas_se},
