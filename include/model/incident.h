@@ -188,6 +188,9 @@ typedef struct kg_incident {
 	char *status;             /* CUBLAS_STATUS_ALLOC_FAILED, … or NULL */
 	char *message;            /* the OOM text as matched, noise-stripped,
 	                             whitespace-collapsed, at most 4 KiB */
+	char *folded;             /* an out-of-memory line no grammar knows, read
+	                             beside this message and folded into it (the
+	                             first one's message), or NULL */
 	char *alloc_conf;         /* echoed PYTORCH_[CUDA_]ALLOC_CONF value */
 	char *alloc_conf_var;     /* which variable echoed it */
 	long alloc_conf_line;

@@ -189,6 +189,7 @@ static const kg_fact_info registry[] = {
 	{"device.index", C, "device ordinal stated by the message"},
 	{"status", S, "library status word (CUBLAS_STATUS_ALLOC_FAILED, …), or who reported an OOM kill (oom-kill:constraint=CONSTRAINT_MEMCG, Memory cgroup out of memory, Slurm: oom-kill event, Slurm: OUT_OF_MEMORY, OOMKilled)"},
 	{"oom.message", S, "the OOM text as matched, noise-stripped"},
+	{"oom.folded", S, "an out-of-memory line no grammar knows, read beside the message (within a few lines, same rank and step) and folded into its incident: its text (\"failed to allocate 512.00 MB of pinned memory: out of memory\" before ggml's CUDA error)"},
 	{"oom.requested", B, "\"Tried to allocate\": the failed request"},
 	{"oom.requested_overflow", T, "the request as printed is 2^63 bytes or more (a size wrapped from a negative number; oom.requested is then unset)"},
 	{"oom.total_capacity", B, "device total capacity as the message states it"},
@@ -671,6 +672,8 @@ void kg_facts_from_incident(const kg_incident *inc, const char *path, kg_facts *
 		kg_facts_set_str(f, "status", inc->status, prov);
 	if (inc->message)
 		kg_facts_set_str(f, "oom.message", inc->message, prov);
+	if (inc->folded)
+		kg_facts_set_str(f, "oom.folded", inc->folded, prov);
 
 	kg_facts_set_bytes(f, "oom.requested", m->requested, prov);
 	if (m->requested_overflow)

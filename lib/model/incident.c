@@ -230,6 +230,7 @@ void kg_incident_free(kg_incident *inc)
 	}
 	free(inc->status);
 	free(inc->message);
+	free(inc->folded);
 	free(inc->path);
 	free(inc->alloc_conf);
 	free(inc->alloc_conf_var);

@@ -793,6 +793,10 @@ static void adopt(kg_incident *p, kg_incident *n)
 {
 	kg_incident old = *p;
 	*p = *n;
+	if (!old.header && !p->folded) {
+		p->folded = old.message; /* the unknown line's text: to be read with it */
+		old.message = NULL;
+	}
 	p->id = old.id;
 	p->duplicates = old.duplicates + !old.header;
 	p->ooms_before = old.ooms_before;
@@ -825,6 +829,10 @@ static void fold_into(kg_incident *p, kg_incident *n)
 		return;
 	}
 	p->duplicates++;
+	if (!strcmp(n->kind, "oom-unrecognized") && strcmp(p->kind, "oom-unrecognized") != 0 && !p->folded) {
+		p->folded = n->message; /* the unknown line after the message */
+		n->message = NULL;
+	}
 	if (!strcmp(p->kind, "oom-warning") && !strcmp(n->kind, "oom")) {
 		/* the allocator's warning came first; the error is the incident */
 		p->kind = "oom";
