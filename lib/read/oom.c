@@ -452,7 +452,7 @@ static const char *const rx_src[NRX] = {
 	 * numpy/core/src/multiarray/ctors.c, sizes in binary units). Host RAM,
 	 * not a device's: torch.cuda.OutOfMemoryError is another class. */
 	[RX_PY_MEMERR] =
-		"(?m:^[ \\t]*(?:[A-Za-z_][\\w.]*\\.)?(?:_ArrayMemoryError|MemoryError)\\b"
+		"(?m:^[ \\t]*\\K(?:[A-Za-z_][\\w.]*\\.)?(?:_ArrayMemoryError|MemoryError)\\b"
 		"(?::[ \\t]*(?:Unable\\s+to\\s+allocate\\s+" SZ "\\s+for\\s+an\\s+array[^\\n]*|[^\\n]*))?[ \\t]*$)",
 	/* torch.utils.data/_utils/signal_handling.py: a worker killed by
 	 * SIGBUS, which PyTorch itself explains as the workers running out of
@@ -1005,6 +1005,16 @@ static void ident(kg_oom *o, const char *family, const char *framework, const ch
 	o->device_type = device_type;
 }
 
+/* Narrows s[*b..*e) past its blanks: spaces and tabs at both ends, a
+ * carriage return at the end. */
+static void trim_blanks(const char *s, size_t *b, size_t *e)
+{
+	while (*b < *e && (s[*b] == ' ' || s[*b] == '\t'))
+		(*b)++;
+	while (*e > *b && (s[*e - 1] == ' ' || s[*e - 1] == '\t' || s[*e - 1] == '\r'))
+		(*e)--;
+}
+
 /* Closes a match: the message runs from the locator's start to end. */
 static bool done(kg_oom *o, const match *h, size_t end)
 {
@@ -1234,10 +1244,7 @@ static bool g_prose_killed(ctx *c, const match *h)
 		b--;
 	while (e < c->n && c->s[e] != '\n')
 		e++;
-	while (b < e && (c->s[b] == ' ' || c->s[b] == '\t'))
-		b++;
-	while (e > b && (c->s[e - 1] == ' ' || c->s[e - 1] == '\t' || c->s[e - 1] == '\r'))
-		e--;
+	trim_blanks(c->s, &b, &e);
 	o->start = b;
 	o->end = e;
 	return true;
@@ -1250,13 +1257,7 @@ static bool g_py_memerr(ctx *c, const match *h)
 	kg_oom *o = c->o;
 	ident(o, KG_FAMILY_WORD(OTHER), NULL, KG_DEVICE_WORD(CPU));
 	o->mem.requested = cap_size(c, h, 1);
-	/* the message starts at the class name, not at the line's blanks */
-	size_t b = mstart(h);
-	while (b < mend(h) && (c->s[b] == ' ' || c->s[b] == '\t'))
-		b++;
-	o->start = b;
-	o->end = mend(h);
-	return true;
+	return done(o, h, mend(h)); /* from the class name: \K skips the blanks */
 }
 
 /* A DataLoader worker's SIGBUS: out of shared memory, on the host */
@@ -2248,10 +2249,7 @@ int kg_oom_unrecognized(const char *line, size_t n, const char *raw, size_t rawn
 			kg_oom *out)
 {
 	size_t b = 0, e = n;
-	while (b < e && (line[b] == ' ' || line[b] == '\t'))
-		b++;
-	while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r'))
-		e--;
+	trim_blanks(line, &b, &e);
 	if (b == e || code_line(line + b, e - b))
 		return 0;
 	pcre2_match_data *md = pcre2_match_data_create(MAXCAP, NULL);
