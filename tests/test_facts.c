@@ -217,6 +217,18 @@ static void signs(void)
 		{"it only fails on very long sequences", "large"},
 		{"with higher-resolution images it runs out of memory", "large"},
 		{"Large input images (4000x3000) crash it", "large"},
+		/* the failure tied to a software version (public threads:
+		 * ollama/ollama#3460, Comfy-Org/ComfyUI#5000,
+		 * ggml-org/llama.cpp#1230, ROCm/legacy-rocm-build#6661,
+		 * JuliaGPU/CUDA.jl#943; the last three phrases are written here) */
+		{"Update from 0.1.29 to 0.1.30", "version"},
+		{"A recent update causes OOM", "version"},
+		{"Trying to load model that worked before update", "version"},
+		{"After updating from ROCm 7.1.1 to ROCm 7.14.0, it started failing with:", "version"},
+		{"This does not occur in v2.6.3, so maybe it is a bug of the latest version.", "version"},
+		{"with the previous version it works fine", "version"},
+		{"downgrading to 2.1.703 fixes it", "version"},
+		{"since upgrading to transformers 4.40 the same script runs out of memory", "version"},
 		/* not signs */
 		{"Loading checkpoint shards: 52%", NULL},
 		{"Saving model checkpoint to out/checkpoint-500", NULL},
@@ -247,6 +259,14 @@ static void signs(void)
 		{"roberta-large model training", NULL},
 		{"it takes a long time to load", NULL},
 		{"a large batch of images", NULL},
+		{"The bug has not been fixed in the latest version.", NULL},
+		{"I have searched the existing issues and checked the recent builds/commits", NULL},
+		{"the gradients are cleared after each update", NULL},
+		{"loss after update 1000: 2.31", NULL},
+		{"after updating the weights the memory is freed", NULL},
+		{"pip install --upgrade transformers", NULL},
+		{"learning rate updated to 0.0001", NULL},
+		{"PyTorch version: 1.0.0.dev20181123", NULL},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		kg_log_markers w;
@@ -254,7 +274,7 @@ static void signs(void)
 		int got = sign(&w, words[i].line, 1);
 		const char *kind = w.late_line ? "late" : w.batch1_line ? "batch" : w.eval_line ? "eval" :
 				   w.leak_line ? "leak" : w.ckpt_line ? "checkpoint" : w.par_line ? "parallel" :
-				   w.large_line ? "large" : NULL;
+				   w.large_line ? "large" : w.ver_line ? "version" : NULL;
 		TAP_OK(got == (words[i].kind != NULL) && (kind == words[i].kind ||
 		       (kind && words[i].kind && !strcmp(kind, words[i].kind))),
 		       "\"%s\": %s", words[i].line, words[i].kind ? words[i].kind : "no sign");

@@ -73,8 +73,8 @@ enum {
 	/* memory readings and parallelism hints (logfacts.h); step and \
 	 * epoch counters are found lazily, searching back from the line \
 	 * that needs them (resolve_counters) */ \
-	X("memory", A_READ) X("Memory", A_READ) \
-	X("Mem", A_READ) X("Max_MA", A_READ) X("gpu_mem", A_READ) X("n_jobs", A_CTX | A_BATCH) X("Parallel", A_CTX) X("PAR=", A_CTX) \
+	X("memory", A_READ) \
+	X("Mem", A_READ) /* and "Memory" */ X("Max_MA", A_READ) X("gpu_mem", A_READ) X("n_jobs", A_CTX | A_BATCH) X("Parallel", A_CTX) X("PAR=", A_CTX) \
 	X("nproc", A_CTX) X("pytest", A_CTX) X("xdist", A_CTX) X("[gw", A_CTX) \
 	X("num_parallel", A_CTX | A_BATCH) \
 	/* platform markers (logfacts.h; TensorFlow's start-up lines have \
@@ -101,7 +101,7 @@ enum {
 	X("too long", A_SIGN) X("bs=", A_SIGN | A_BATCH) X("during", A_SIGN) X("During", A_SIGN) \
 	X("valid ", A_SIGN) X("ation loop", A_SIGN) X("ation step", A_SIGN) X("ation phase", A_SIGN) \
 	X("ation routine", A_SIGN) X("eval loop", A_SIGN) X("eval step", A_SIGN) X("test loop", A_SIGN) \
-	X("test step", A_SIGN) X("when the", A_SIGN) X("When the", A_SIGN) X("ation start", A_SIGN) \
+	X("test step", A_SIGN) X("hen the", A_SIGN) /* when, When */ X("ation start", A_SIGN) \
 	X("going to start", A_SIGN) X("evaluati", A_SIGN) X("validati", A_SIGN) X("inferenc", A_SIGN) \
 	X("evaluate(", A_SIGN) X("in eval", A_SIGN) \
 	/* memory that grows, a checkpoint, several jobs on one device, in the \
@@ -119,14 +119,14 @@ enum {
 	 * model, a KV cache's shape ("GPU" is in every CUDA OOM message; \
 	 * MemTotal and free's Mem: row come with the reading-class lines \
 	 * that hold no reading) */ \
-	X("model", A_MODEL) X("Model", A_MODEL) X("param", A_MODEL) X("Param", A_MODEL) \
+	X("odel", A_MODEL) /* model, Model */ X("aram", A_MODEL) /* param, Param */ \
 	X("lama", A_MODEL) X("gguf", A_MODEL) X("istral", A_MODEL) X("ixtral", A_MODEL) \
 	X("Qwen", A_MODEL) X("gpt", A_MODEL) X("GPT", A_MODEL) X("bert", A_MODEL) \
 	X("hisper", A_MODEL) X("sdxl", A_MODEL) X("lux", A_MODEL) X("glm", A_MODEL) \
 	X("GLM", A_MODEL) X("icuna", A_MODEL) X("eepseek", A_MODEL) X("eepSeek", A_MODEL) \
 	X("ephyr", A_MODEL) X("phi-", A_MODEL) X("Phi-", A_MODEL) X("opt-", A_MODEL) \
 	X("f16", A_MODEL) X("bit", A_MODEL) X("int8", A_MODEL) X("int4", A_MODEL) \
-	X("AWQ", A_MODEL) X("GPTQ", A_MODEL) X("dtype", A_MODEL) \
+	X("AWQ", A_MODEL) /* GPTQ: "GPT" */ X("dtype", A_MODEL) \
 	X("NVIDIA", A_MODEL) X("Tesla", A_MODEL) X("RTX", A_MODEL) X("GTX", A_MODEL) \
 	X("A100", A_MODEL) X("H100", A_MODEL) X("V100", A_MODEL) X("GPU", A_MODEL) \
 	X("Instinct", A_MODEL) X("--mem", A_MODEL) X("RAM", A_MODEL) \
@@ -136,7 +136,9 @@ enum {
 	X("peft", A_MODEL) X("PEFT", A_MODEL) X("device_map", A_MODEL) X("deepspeed", A_MODEL) \
 	X("DeepSpeed", A_MODEL) X("fsdp", A_MODEL) X("FSDP", A_MODEL) X("offload", A_MODEL) \
 	X("parallel_size", A_MODEL) X("SGD", A_MODEL) X("_layer", A_MODEL) X("_head", A_MODEL) \
-	X("hidden_size", A_MODEL) X("n_ctx", A_MODEL) X("llm_load", A_MODEL) X(" ram", A_MODEL)
+	X("hidden_size", A_MODEL) X("n_ctx", A_MODEL) X("llm_load", A_MODEL) X(" ram", A_MODEL) \
+	/* the failure tied to a software version (kg_parse_signs: p_verw) */ \
+	X("pdat", A_SIGN) X("pgrad", A_SIGN) X("owngrad", A_SIGN) X("ersion", A_SIGN)
 
 /* What tier 1 reads besides the triggers: torchelastic's root-cause block
  * (the rank that failed first, printed at the end of a multi-rank log) and

@@ -140,6 +140,11 @@ typedef struct kg_log_markers {
 	 * sequences", "high-resolution images"): one sample's activations */
 	char large_text[120];
 	long large_line;
+	/* … the failure tied to a software version ("worked before the
+	 * update", "after upgrading from ROCm 7.1.1 to 7.14.0", "does not
+	 * occur in v2.6.3"): the workload stayed, the software changed */
+	char ver_text[120];
+	long ver_line;
 } kg_log_markers;
 
 /* Reads the markers on one line into m (only kinds not yet seen). Returns

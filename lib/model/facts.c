@@ -295,6 +295,7 @@ static const kg_fact_info registry[] = {
 	{"log.words.checkpoint", S, "a line saying a checkpoint was loaded, resumed from or saved (\"when it loads the existing checkpoint\", \"when saving the model\"), anywhere in the input"},
 	{"log.words.parallel", S, "a line saying several jobs share one device (\"two processes on the same GPU\", \"run both scripts simultaneously\"), anywhere in the input"},
 	{"log.words.large_input", S, "a line naming the inputs large (\"large point cloud data\", \"long sequences\", \"high-resolution images\"; not a large number of them, nor a negation), anywhere in the input"},
+	{"log.words.version_change", S, "a line tying the failure to a software version (\"a recent update causes OOM\", \"worked before update\", \"after upgrading from ROCm 7.1.1 to 7.14.0\", \"does not occur in v2.6.3\"; not an optimizer's update), anywhere in the input"},
 	{"log.parallel_source", S, "kind of that hint"},
 	{"parallel.per_job", B, "derived: what one job needed: process_in_use + requested, divided by log.parallel_jobs when the jobs run inside this process"},
 	{"parallel.in_process", T, "derived: the log's parallel jobs run inside this process (no other process holds a job's worth)"},

@@ -449,6 +449,31 @@ static pattern p_largew = {.src = "(?<!not |n't |no |not very |not too |not so )
 		"|samples?|prompts?|lines?|volumes?|molecules?|proteins?|pictures?|photos?|scenes?|meshes|requests?"
 		"|utterances?|transcripts?|articles?|passages?|clips?|recordings?|slides?|crops?|patches|frames|tiles?)\\b"};
 
+/* The failure tied to a software version, in the reporter's words: "a
+ * recent update causes OOM", "worked before update", "after updating from
+ * ROCm 7.1.1 to ROCm 7.14.0", "Update from 0.1.29 to 0.1.30", "This does
+ * not occur in v2.6.3", "with the previous version it works",
+ * "downgrading to 2.1 fixes it". A workload that ran and fails after only
+ * the software changed says the software's memory behaviour changed (a
+ * regression, a new default), not the workload's need: the PyTorch, ROCm,
+ * CTranslate2 and Ollama threads that report one are settled by a version
+ * or a setting that undoes it (bench/causes, rules/platform.yaml). Not an
+ * optimizer's update ("after each update", "after update 1000", "after
+ * updating the weights"), a learning rate's change, nor an issue
+ * template's "fixed in the latest version". Each form holds one of the
+ * scanner's atoms ("pdat", "pgrad", "owngrad", "ersion"). */
+static pattern p_verw = {.src = "\\b(?:after|since)\\s+(?:(?:the|a|an|my|this|that|last|latest|recent|most|new|newest)\\s+)*(?:update|upgrade)s?\\b"
+		"(?!\\s*[0-9])(?!\\s+(?:step|rule|of\\s+(?:the\\s+)?(?:weights|parameters|params|model|gradients)))"
+		"|\\b(?:after|since|when)\\s+(?:i\\s+|we\\s+)?(?:updat|upgrad)(?:ing|ed)\\b"
+		"(?!\\s+(?:the\\s+|its\\s+|my\\s+)?(?:weights|parameters|params|model|gradients|optimizer|lr|learning|embeddings?)\\b)"
+		"|\\b(?:update[ds]?|upgrade[ds]?|updating|upgrading)\\s+(?:[\\w.+-]+\\s+){0,2}?from\\s+(?:[a-z]+\\s+)?v?[0-9][\\w.]*\\s+to\\s+(?:[a-z]+\\s+)?v?[0-9]"
+		"|\\bdowngrad(?:e|ed|ing)\\b[^.\\n]{0,40}?\\bto\\s+(?:[a-z]+\\s+)?(?:version\\s+)?v?[0-9]"
+		"|\\b(?:worked|works|working|ran|runs|running)\\s+(?:\\w+\\s+){0,2}?(?:before|until|prior\\s+to|with|in|on|under)\\s+(?:the\\s+)?"
+		"(?:(?:last|latest|recent|previous|prior|older|old)\\s+)?(?:update|upgrade|version\\s+v?[0-9]|versions?\\b(?!\\s+of)|release|v?[0-9]+\\.[0-9][\\w.]*|b[0-9]{3,})"
+		"|\\b(?:does(?:\\s+not|n't)|did(?:\\s+not|n't))\\s+(?:occur|happen|appear)\\s+(?:in|on|with|under)\\s+(?:version\\s+|v)?[0-9]+\\.[0-9]"
+		"|\\b(?:recent|latest|last|new)\\s+(?:update|upgrade|version|release)s?\\s+(?:\\w+\\s+)?(?:causes?|caused|introduced?|breaks?|broke|leads?\\s+to|led\\s+to|results?\\s+in)\\b"
+		"|\\b(?:in|on|with)\\s+(?:the\\s+)?(?:previous|prior|older|old|last)\\s+(?:version|release|build)s?\\b[^.\\n]{0,40}?\\b(?:works?|worked|fine|no\\s+(?:problem|issue|error))"};
+
 static void keep_text(char *dst, size_t cap, const char *s, size_t n)
 {
 	while (n && (*s == ' ' || *s == '\t' || *s == '>'))
@@ -530,6 +555,7 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		{m->par_text, &m->par_line, &p_parw, {"same", "single", "shared", "simultaneous", "concurrent",
 						      "parallel", "gpu 0", "cuda:0", NULL}, false},
 		{m->large_text, &m->large_line, &p_largew, {"large", "long", "big", "huge", "high", NULL}, true}, /* not vocabulary: log text */
+		{m->ver_text, &m->ver_line, &p_verw, {"updat", "upgrad", "owngrad", "version", NULL}, false}, /* not vocabulary: log text */
 	};
 	for (size_t k = 0; k < sizeof more / sizeof *more; k++) {
 		size_t nw = 0;
@@ -1151,6 +1177,7 @@ void kg_facts_from_log(kg_log_facts *lf, const char *path, long before, kg_facts
 		{"log.words.checkpoint", mk->ckpt_line, mk->ckpt_text},
 		{"log.words.parallel", mk->par_line, mk->par_text},
 		{"log.words.large_input", mk->large_line, mk->large_text},
+		{"log.words.version_change", mk->ver_line, mk->ver_text},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		if (!words[i].line)
