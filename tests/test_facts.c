@@ -220,7 +220,10 @@ static void signs(void)
 		/* the failure tied to a software version (public threads:
 		 * ollama/ollama#3460, Comfy-Org/ComfyUI#5000,
 		 * ggml-org/llama.cpp#1230, ROCm/legacy-rocm-build#6661,
-		 * JuliaGPU/CUDA.jl#943; the last three phrases are written here) */
+		 * JuliaGPU/CUDA.jl#943; then three written here; then
+		 * kijai/ComfyUI-KJNodes#581, marin-community/levanter#477,
+		 * invoke-ai/InvokeAI#358, open-compass/opencompass#249,
+		 * pytorch/torchtitan#1855) */
 		{"Update from 0.1.29 to 0.1.30", "version"},
 		{"A recent update causes OOM", "version"},
 		{"Trying to load model that worked before update", "version"},
@@ -229,6 +232,11 @@ static void signs(void)
 		{"with the previous version it works fine", "version"},
 		{"downgrading to 2.1.703 fixes it", "version"},
 		{"since upgrading to transformers 4.40 the same script runs out of memory", "version"},
+		{"OOM Errors with latest update (LTXT2.3)", "version"},
+		{"Training OOM introduced by Recent Commits", "version"},
+		{"NOTE: the immediately previous commit (92d1ed7) does NOT OOM", "version"},
+		{"[Bug] All models meet OOM in tag 0.1.2, but back to commit 3715be6 works", "version"},
+		{"After applying commit 6a3a9da, the training job runs out of GPU memory (OOM).", "version"},
 		/* not signs */
 		{"Loading checkpoint shards: 52%", NULL},
 		{"Saving model checkpoint to out/checkpoint-500", NULL},
@@ -267,6 +275,8 @@ static void signs(void)
 		{"pip install --upgrade transformers", NULL},
 		{"learning rate updated to 0.0001", NULL},
 		{"PyTorch version: 1.0.0.dev20181123", NULL},
+		{"git commit: 3715be6 (dirty)", NULL},
+		{"I'm using the latest version of the webui", NULL},
 	};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 		kg_log_markers w;

@@ -57,7 +57,7 @@ enum {
 	 * eighth session); Python's MemoryError after them as "yError" (its \
 	 * least costly form: no log scans slower without an OOM, and one with \
 	 * OOMs 1 % instead of 3 %; bench/README.md, issue 30's tenth session) */ \
-	X("exitcode: -9") X("return code = -9") X("prefill tokens") X("yError")
+	X("exitcode: -9") X("return code = -9") X("prefill tokens") X("yError") X("OOM")
 
 /* The context the scanner reads where it reads in full (tier 2: the log's
  * head, near an OOM; logscan.c): every context parser's literal. A line
@@ -138,7 +138,7 @@ enum {
 	X("parallel_size", A_MODEL) X("SGD", A_MODEL) X("_layer", A_MODEL) X("_head", A_MODEL) \
 	X("hidden_size", A_MODEL) X("n_ctx", A_MODEL) X("llm_load", A_MODEL) X(" ram", A_MODEL) \
 	/* the failure tied to a software version (kg_parse_signs: p_verw) */ \
-	X("pdat", A_SIGN) X("pgrad", A_SIGN) X("owngrad", A_SIGN) X("ersion", A_SIGN)
+	X("pdat", A_SIGN) X("pgrad", A_SIGN) X("owngrad", A_SIGN) X("ersion", A_SIGN) X("ommit", A_SIGN)
 
 /* What tier 1 reads besides the triggers: torchelastic's root-cause block
  * (the rank that failed first, printed at the end of a multi-rank log) and

@@ -453,7 +453,9 @@ static pattern p_largew = {.src = "(?<!not |n't |no |not very |not too |not so )
  * recent update causes OOM", "worked before update", "after updating from
  * ROCm 7.1.1 to ROCm 7.14.0", "Update from 0.1.29 to 0.1.30", "This does
  * not occur in v2.6.3", "with the previous version it works",
- * "downgrading to 2.1 fixes it". A workload that ran and fails after only
+ * "downgrading to 2.1 fixes it", "OOM errors with latest update",
+ * "introduced by recent commits", "the previous commit does NOT OOM",
+ * "back to commit 3715be6 works", "after applying commit 6a3a9da". A workload that ran and fails after only
  * the software changed says the software's memory behaviour changed (a
  * regression, a new default), not the workload's need: the PyTorch, ROCm,
  * CTranslate2 and Ollama threads that report one are settled by a version
@@ -461,7 +463,7 @@ static pattern p_largew = {.src = "(?<!not |n't |no |not very |not too |not so )
  * optimizer's update ("after each update", "after update 1000", "after
  * updating the weights"), a learning rate's change, nor an issue
  * template's "fixed in the latest version". Each form holds one of the
- * scanner's atoms ("pdat", "pgrad", "owngrad", "ersion"). */
+ * scanner's atoms ("pdat", "pgrad", "owngrad", "ersion", "ommit"). */
 static pattern p_verw = {.src = "\\b(?:after|since)\\s+(?:(?:the|a|an|my|this|that|last|latest|recent|most|new|newest)\\s+)*(?:update|upgrade)s?\\b"
 		"(?!\\s*[0-9])(?!\\s+(?:step|rule|of\\s+(?:the\\s+)?(?:weights|parameters|params|model|gradients)))"
 		"|\\b(?:after|since|when)\\s+(?:i\\s+|we\\s+)?(?:updat|upgrad)(?:ing|ed)\\b"
@@ -472,7 +474,12 @@ static pattern p_verw = {.src = "\\b(?:after|since)\\s+(?:(?:the|a|an|my|this|th
 		"(?:(?:last|latest|recent|previous|prior|older|old)\\s+)?(?:update|upgrade|version\\s+v?[0-9]|versions?\\b(?!\\s+of)|release|v?[0-9]+\\.[0-9][\\w.]*|b[0-9]{3,})"
 		"|\\b(?:does(?:\\s+not|n't)|did(?:\\s+not|n't))\\s+(?:occur|happen|appear)\\s+(?:in|on|with|under)\\s+(?:version\\s+|v)?[0-9]+\\.[0-9]"
 		"|\\b(?:recent|latest|last|new)\\s+(?:update|upgrade|version|release)s?\\s+(?:\\w+\\s+)?(?:causes?|caused|introduced?|breaks?|broke|leads?\\s+to|led\\s+to|results?\\s+in)\\b"
-		"|\\b(?:in|on|with)\\s+(?:the\\s+)?(?:previous|prior|older|old|last)\\s+(?:version|release|build)s?\\b[^.\\n]{0,40}?\\b(?:works?|worked|fine|no\\s+(?:problem|issue|error))"};
+		"|\\b(?:in|on|with)\\s+(?:the\\s+)?(?:previous|prior|older|old|last)\\s+(?:version|release|build)s?\\b[^.\\n]{0,40}?\\b(?:works?|worked|fine|no\\s+(?:problem|issue|error))"
+		"|\\b(?:with|in)\\s+(?:the\\s+)?(?:latest|last|recent|newest)\\s+(?:update|upgrade)s?\\b"
+		"|\\b(?:introduced|caused|broken|broke)\\s+(?:by|in|with|since)\\s+(?:the\\s+|a\\s+)?(?:(?:recent|latest|last|new)\\s+)?(?:commits?|updates?|upgrades?|releases?|versions?)\\b"
+		"|\\b(?:previous|prior|last|older)\\s+(?:commit|version|release|build)\\b[^.\\n]{0,40}?\\b(?:does|did)(?:\\s+not|n't)\\s+(?:OOM|fail|crash|happen)"
+		"|\\bback\\s+to\\s+(?:the\\s+)?(?:commit|version|release|build)\\b[^.\\n]{0,40}?\\bworks?\\b"
+		"|\\bafter\\s+(?:applying|merging|pulling)\\s+(?:the\\s+|this\\s+|a\\s+)?(?:(?:latest|recent|new)\\s+)?(?:commits?|updates?|upgrades?)\\b"};
 
 static void keep_text(char *dst, size_t cap, const char *s, size_t n)
 {
@@ -555,7 +562,7 @@ int kg_parse_signs(const char *s, size_t n, long lineno, kg_log_markers *m)
 		{m->par_text, &m->par_line, &p_parw, {"same", "single", "shared", "simultaneous", "concurrent",
 						      "parallel", "gpu 0", "cuda:0", NULL}, false},
 		{m->large_text, &m->large_line, &p_largew, {"large", "long", "big", "huge", "high", NULL}, true}, /* not vocabulary: log text */
-		{m->ver_text, &m->ver_line, &p_verw, {"updat", "upgrad", "owngrad", "version", NULL}, false}, /* not vocabulary: log text */
+		{m->ver_text, &m->ver_line, &p_verw, {"updat", "upgrad", "owngrad", "version", "commit", NULL}, false}, /* not vocabulary: log text */
 	};
 	for (size_t k = 0; k < sizeof more / sizeof *more; k++) {
 		size_t nw = 0;

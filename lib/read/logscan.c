@@ -798,7 +798,8 @@ static void adopt(kg_incident *p, kg_incident *n)
 		old.message = NULL;
 	}
 	p->id = old.id;
-	p->duplicates = old.duplicates + !old.header;
+	/* a report's sentence told the failure, it is no copy of the message */
+	p->duplicates = old.duplicates + !(old.header || old.prose);
 	p->ooms_before = old.ooms_before;
 	p->repeats_before = old.repeats_before;
 	p->followups = old.followups;
@@ -828,7 +829,8 @@ static void fold_into(kg_incident *p, kg_incident *n)
 		adopt(p, n);
 		return;
 	}
-	p->duplicates++;
+	if (!n->prose)
+		p->duplicates++;
 	if (!strcmp(n->kind, "oom-unrecognized") && strcmp(p->kind, "oom-unrecognized") != 0 && !p->folded) {
 		p->folded = n->message; /* the unknown line after the message */
 		n->message = NULL;

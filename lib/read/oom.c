@@ -586,9 +586,9 @@ static const char *const rx_src[NRX] = {
 
 	/* the safety net: a phrase that says out of memory, the words of an
 	 * error around it, and the forms that say there was none */
-	[RX_UNK_PHRASE] = "(?i:out[ _-]?of[ _-]?memory)|\\bOOM\\b",
+	[RX_UNK_PHRASE] = "(?i:out[ _-]?of[ _-]?(?:(?:GPU|CUDA|video|graphics|device)\\s+)?memory)|\\bOOM(?:s|ed|ing)?\\b",
 	[RX_UNK_ERROR] =
-		"\\b\\w*(?:Error|Exception)\\b|\\b(?i:error|exception|fatal|failed|failure|aborted|panic)\\b"
+		"\\b\\w*(?:Error|Exception)s?\\b|\\b(?i:errors?|exceptions?|fatal|failed|failure|aborted|panic)\\b"
 		"|\\bCRITICAL\\b|what\\(\\):|terminate\\s+called",
 	[RX_UNK_NEGATED] =
 		"(?i:\\b(?:no|not|without|zero|0)\\s+(?:\\w+\\s+)?(?:out[ _-]?of[ _-]?memory|oom))"
@@ -603,7 +603,16 @@ static const char *const rx_src[NRX] = {
 		"(?i:\\b(?:i|we)(?:'m|'ve|\\s+am|\\s+are|\\s+have|\\s+had|\\s+keep|\\s+kept|\\s+always|\\s+still"
 		"|\\s+now|\\s+also|\\s+often|\\s+sometimes|\\s+constantly|\\s+then|\\s+can|\\s+will|\\s+would)?"
 		"\\s+(?:get|gets|got|getting|hit|hitting|encounter(?:ed|ing)?|met|meet|see|saw|seeing|face[ds]?|facing"
-		"|run\\s+into|ran\\s+into|running\\s+into|receive[ds]?|receiving|experienc(?:e|ed|ing)|run\\s+out|ran\\s+out|running\\s+out)\\b)",
+		"|run\\s+into|ran\\s+into|running\\s+into|receive[ds]?|receiving|experienc(?:e|ed|ing)|run\\s+out|ran\\s+out|running\\s+out)\\b)"
+		/* … and in the third person, told as what happened: "everything
+		 * OOMs", "the training job runs out of GPU memory (OOM)", "all
+		 * models meet OOM", "it started to show OOM", "going OOM"; not
+		 * advice or a possibility ("to avoid OOM", "this may cause OOM":
+		 * no such verb follows its subject) */
+		"|\\bOOM(?:s|ed|ing)\\b|(?i:(?<!avoid )(?<!avoiding )(?<!prevent )(?<!not )\\b(?:go|goes|going|went|gone)\\s+OOM\\b)"
+		"|(?i:\\b(?:it|this|that|everything|the|my|our|all|each|every)\\s+(?:[\\w-]+\\s+){0,3}?"
+		"(?:gets?|got|hits?|encounters?|encountered|meets?|met|throws?|threw|gives?|gave|shows?|showed|reported|runs?\\s+out|ran\\s+out"
+		"|crash(?:e[sd])?\\s+with|started\\s+to\\s+(?:show|get|throw|hit|give)|start(?:s|ed)?\\s+(?:getting|showing|throwing|hitting))\\b)",
 
 	[RX_PT1_GPU] = "\\s*\\(\\s*(?:GPU|NPU|MLU|MUSA|XPU)\\s+(\\d+)",
 	[RX_PT1_CLAUSE] =
@@ -747,8 +756,8 @@ bool kg_oom_candidate(const char *line, size_t n)
 	if (!trig_len[0])
 		build_first_byte();
 	const unsigned char *s = (const unsigned char *)line;
-	/* every trigger is at least 6 bytes long ("Killed") */
-	for (size_t i = 0; i + 6 <= n; i++) {
+	/* every trigger is at least 3 bytes long ("OOM") */
+	for (size_t i = 0; i + 3 <= n; i++) {
 		uint64_t m = first_byte[s[i]];
 		while (m) {
 			int t = __builtin_ctzll(m);
