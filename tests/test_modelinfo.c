@@ -327,6 +327,33 @@ static void gpus_and_host(void)
 	TAP_EQ_STR(str(&f, "gpu.name"), "RTX 3090 Ti", "a2 is no A2, A1000 no A100; RTX 3090 Ti");
 	kg_facts_free(&f);
 
+	/* a card sized in prose, and older small cards (public threads:
+	 * matterport/Mask_RCNN#44 and #1791, AlexeyAB/darknet#392,
+	 * ollama/ollama#1236, AlexeyAB/darknet#935; the last two lines are
+	 * written here) */
+	read_text("I guess my humble 2GB GPU is not enough... how could I solve this?", 0, &f);
+	TAP_OK(num(&f, "gpu.memory") == 2 * GiB, "a 2GB GPU: 2 GiB");
+	TAP_EQ_STR(str(&f, "gpu.name"), "2GB GPU", "named by the phrase");
+	kg_facts_free(&f);
+	read_text("And, having 3 GB of video memory, it sometimes manages", 0, &f);
+	TAP_OK(num(&f, "gpu.memory") == 3 * GiB, "3 GB of video memory");
+	kg_facts_free(&f);
+	read_text("I have a NVIDIA GeForce GTX 950M with 2GB dedicated memory and CC = 5.0.", 0, &f);
+	TAP_OK(num(&f, "gpu.memory") == 4 * GiB, "GTX 950M: the most of its variants (4 GiB) beside the 2GB stated");
+	kg_facts_free(&f);
+	read_text("-- Any other model runs just fine with cuda with nvida 1660 ti .", 0, &f);
+	TAP_OK(num(&f, "gpu.memory") == 6 * GiB, "a bare 1660 ti: 6 GiB");
+	kg_facts_free(&f);
+	read_text("when training YOLO V3 on the window with GPU Nvidia GeForce GTX 750 Ti gives the message out of memory", 0, &f);
+	TAP_OK(num(&f, "gpu.memory") == 4 * GiB, "GTX 750 Ti: at most 4 GiB");
+	kg_facts_free(&f);
+	read_text("my machine has 32 GB RAM and a GTX 1080", 0, &f);
+	TAP_OK(num(&f, "gpu.memory") == 8 * GiB, "host RAM is no card's size");
+	kg_facts_free(&f);
+	read_text("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity)", 0, &f);
+	TAP_OK(!kg_facts_get(&f, "gpu.memory"), "a message's figures size no card");
+	kg_facts_free(&f);
+
 	read_text("MemTotal:       16318412 kB", 0, &f);
 	TAP_OK(num(&f, "host.ram") == 16318412.0 * 1024, "/proc/meminfo MemTotal");
 	kg_facts_free(&f);

@@ -9,7 +9,8 @@
  * "n_layer = 32", "n_head_kv = 8", "n_embd_head_k = 128") and
  * llama_new_context_with_model ("n_ctx = 2048"), GGUF file types
  * (ggml-common.h block layouts), /proc/meminfo (proc(5)), free(1), Slurm
- * sbatch(1) --mem (megabytes without a unit), nvidia-smi(1)'s name column. */
+ * sbatch(1) --mem (megabytes without a unit), nvidia-smi(1)'s name column,
+ * a card a report sizes in prose ("my humble 2GB GPU"). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "read/modelinfo.h"
 #include "read/config.h"
@@ -334,7 +335,7 @@ static int best_match(const char *s, size_t n, const sq *q, const kg_catalogue_e
 
 static kg_regex *re_printed, *re_count_first, *re_llama_params, *re_precision, *re_dtype_word, *re_bits,
 	*re_gguf, *re_mlc, *re_train, *re_infer, *re_adapters, *re_split, *re_meminfo, *re_free,
-	*re_slurm, *re_ram, *re_ram2, *re_kv, *re_gpu_mem, *re_standalone;
+	*re_slurm, *re_ram, *re_ram2, *re_kv, *re_gpu_mem, *re_gpu_sized, *re_standalone;
 
 static void patterns(void)
 {
@@ -407,6 +408,14 @@ static void patterns(void)
 	/* after a GPU's name: "-SXM2-16GB", " 80GB", "-PCIE-40GB", " (24 GB)" */
 	re_gpu_mem = kg_regex_new_lazy("[-_ ]?(?:(?:SXM[0-9]|PCI[Ee]|NVL)[-_ ]?)?\\(?([0-9]{1,3})\\s?GB\\b",
 				       PCRE2_ANCHORED);
+	/* a card sized in prose: "my humble 2GB GPU", "a 6GB memory GPU",
+	 * "12gb VRAM", "2GB dedicated memory", "GPU memory is 2G", "a GPU
+	 * with 8 GB"; not host RAM ("8 GB RAM") nor a message's figures
+	 * ("2.00 GiB (GPU 0; …": a parenthesis, not a word, follows) */
+	re_gpu_sized = kg_regex_new_lazy(
+		"(?<![\\w.])([0-9]{1,3}(?:\\.[0-9])?)\\s?(?:GB|GiB|Gb|G)\\s+(?:of\\s+)?(?:memory\\s+|dedicated\\s+|graphics?\\s+|video\\s+|gpu\\s+)?"
+		"(?:VRAM|video\\s+memory|graphics?\\s+memory|GPU\\s+memory|dedicated\\s+(?:video\\s+|GPU\\s+)?memory|(?:GPU|graphics\\s+card|video\\s+card)s?\\b)"
+		"|\\b(?:GPU|VRAM|graphics\\s+card|video\\s+card)\\s+(?:memory\\s+)?(?:is|has|with|of)\\s+(?:only\\s+|just\\s+)?([0-9]{1,3})\\s?(?:GB|GiB|Gb|G)\\b(?!\\s+(?:of\\s+)?(?:system\\s+|host\\s+)?RAM)", I);
 	/* "the 70B model", "a 7B-parameter model" */
 	re_standalone = kg_regex_new_lazy(
 		"(?<![\\w.-])([0-9]{1,4}(?:\\.[0-9]{1,3})?)\\s?((?-i:[BM]))(?:-|\\s+)(?:param|model|LLM)", I);
@@ -883,7 +892,8 @@ static int gpu_names(const char *s, size_t n, const sq *q, long line, kg_model_s
 	static const char *const pre[] = {"nvidia", "tesla", "geforce", "quadro", "rtx", "gtx", "radeon",
 					  "instinct", "gpu", "titan", "a100", "h100", "h200", "h800",
 					  "v100", "a800", "a10g", "a6000", "a5000", "a4000", "l40", "mi3",
-					  "mi2", "mi1", "mi50", "arc a", "max 1550", "b200", "b300"};
+					  "mi2", "mi1", "mi50", "arc a", "max 1550", "b200", "b300", "mx1", "mx2",
+					  "mx3", "mx4", "0 ti", "0ti"};
 	if (!cat->ngpus || !has_any(pre, sizeof pre / sizeof *pre))
 		return 0;
 	size_t from, to;
@@ -916,6 +926,36 @@ static int gpu_names(const char *s, size_t n, const sq *q, long line, kg_model_s
 	snprintf(m->gpu[m->ngpu].name, sizeof m->gpu[0].name, "%s", name);
 	m->gpu[m->ngpu].bytes = bytes;
 	m->gpu[m->ngpu].stated = stated;
+	m->gpu[m->ngpu++].line = line;
+	return 1;
+}
+
+/* A card the report sizes in prose (re_gpu_sized): kept as a GPU mention
+ * named by the phrase, its memory as stated (1-200 GiB). */
+static int gpu_sized(const char *s, size_t n, long line, kg_model_signs *m)
+{
+	static const char *const pre[] = {"gpu", "vram", "video", "graphics", "dedicated"};
+	if (!has_any(pre, sizeof pre / sizeof *pre))
+		return 0;
+	kg_match mt;
+	const char *p, *w;
+	size_t pl, wl;
+	if (!kg_regex_match(re_gpu_sized, s, n, 0, &mt) ||
+	    !(group(&mt, s, 1, &p, &pl) || group(&mt, s, 2, &p, &pl)) || !group(&mt, s, 0, &w, &wl))
+		return 0;
+	double gib = number(p, pl);
+	if (!(gib >= 1 && gib <= 200))
+		return 0;
+	char name[64];
+	snprintf(name, sizeof name, "%.*s", (int)(wl < 63 ? wl : 63), w);
+	for (int i = 0; i < m->ngpu; i++)
+		if (!strcmp(m->gpu[i].name, name))
+			return 0;
+	if (m->ngpu >= KG_GPU_MENTIONS)
+		return 0;
+	snprintf(m->gpu[m->ngpu].name, sizeof m->gpu[0].name, "%s", name);
+	m->gpu[m->ngpu].bytes = gib * 1024.0 * 1024 * 1024;
+	m->gpu[m->ngpu].stated = true;
 	m->gpu[m->ngpu++].line = line;
 	return 1;
 }
@@ -956,6 +996,7 @@ int kg_parse_modelinfo_cat(const char *s, size_t n, long lineno, kg_model_signs 
 	got |= host_ram(s, n, lineno, m);
 	got |= kv_shape(s, n, lineno, m);
 	got |= gpu_names(s, n, &q, lineno, m, cat);
+	got |= gpu_sized(s, n, lineno, m);
 	return got ? 1 : 0;
 }
 
