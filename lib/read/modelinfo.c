@@ -885,6 +885,25 @@ static int kv_shape(const char *s, size_t n, long line, kg_model_signs *m)
 	return got;
 }
 
+/* Keeps a GPU mention: its name as written (the first 63 bytes of
+ * name[0..len)), its memory in bytes, whether the text stated it. 1 when
+ * kept; 0 for a name already kept or past KG_GPU_MENTIONS. */
+static int add_gpu(kg_model_signs *m, const char *name, size_t len, double bytes, bool stated, long line)
+{
+	char nm[64];
+	snprintf(nm, sizeof nm, "%.*s", (int)(len < 63 ? len : 63), name);
+	for (int i = 0; i < m->ngpu; i++)
+		if (!strcmp(m->gpu[i].name, nm))
+			return 0;
+	if (m->ngpu >= KG_GPU_MENTIONS)
+		return 0;
+	snprintf(m->gpu[m->ngpu].name, sizeof m->gpu[0].name, "%s", nm);
+	m->gpu[m->ngpu].bytes = bytes;
+	m->gpu[m->ngpu].stated = stated;
+	m->gpu[m->ngpu++].line = line;
+	return 1;
+}
+
 /* GPU names from the catalogue, with the memory a name states. */
 static int gpu_names(const char *s, size_t n, const sq *q, long line, kg_model_signs *m,
 		     const kg_catalogue *cat)
@@ -916,18 +935,7 @@ static int gpu_names(const char *s, size_t n, const sq *q, long line, kg_model_s
 	size_t end = to;
 	while (end < n && (isalnum((unsigned char)s[end]) || s[end] == '-' || s[end] == '_'))
 		end++;
-	char name[64];
-	snprintf(name, sizeof name, "%.*s", (int)(end - from), s + from);
-	for (int i = 0; i < m->ngpu; i++)
-		if (!strcmp(m->gpu[i].name, name))
-			return 0;
-	if (m->ngpu >= KG_GPU_MENTIONS)
-		return 0;
-	snprintf(m->gpu[m->ngpu].name, sizeof m->gpu[0].name, "%s", name);
-	m->gpu[m->ngpu].bytes = bytes;
-	m->gpu[m->ngpu].stated = stated;
-	m->gpu[m->ngpu++].line = line;
-	return 1;
+	return add_gpu(m, s + from, end - from, bytes, stated, line);
 }
 
 /* A card the report sizes in prose (re_gpu_sized): kept as a GPU mention
@@ -946,18 +954,7 @@ static int gpu_sized(const char *s, size_t n, long line, kg_model_signs *m)
 	double gib = number(p, pl);
 	if (!(gib >= 1 && gib <= 200))
 		return 0;
-	char name[64];
-	snprintf(name, sizeof name, "%.*s", (int)(wl < 63 ? wl : 63), w);
-	for (int i = 0; i < m->ngpu; i++)
-		if (!strcmp(m->gpu[i].name, name))
-			return 0;
-	if (m->ngpu >= KG_GPU_MENTIONS)
-		return 0;
-	snprintf(m->gpu[m->ngpu].name, sizeof m->gpu[0].name, "%s", name);
-	m->gpu[m->ngpu].bytes = gib * 1024.0 * 1024 * 1024;
-	m->gpu[m->ngpu].stated = true;
-	m->gpu[m->ngpu++].line = line;
-	return 1;
+	return add_gpu(m, w, wl, gib * 1024.0 * 1024 * 1024, true, line);
 }
 
 int kg_parse_modelinfo_cat(const char *s, size_t n, long lineno, kg_model_signs *m,
