@@ -353,6 +353,12 @@ static void gpus_and_host(void)
 	read_text("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity)", 0, &f);
 	TAP_OK(!kg_facts_get(&f, "gpu.memory"), "a message's figures size no card");
 	kg_facts_free(&f);
+	read_text("the process uses 3 GB GPU memory and the model needs 12GB VRAM; the GPU has 2GB free", 0, &f);
+	TAP_OK(!kg_facts_get(&f, "gpu.memory"), "what something uses, needs or leaves sizes no card");
+	kg_facts_free(&f);
+	read_text("I am having an Nvidia Quadro 2 GB GPU.", 0, &f);
+	TAP_OK(num(&f, "gpu.memory") == 2 * GiB, "an Nvidia Quadro 2 GB GPU");
+	kg_facts_free(&f);
 
 	read_text("MemTotal:       16318412 kB", 0, &f);
 	TAP_OK(num(&f, "host.ram") == 16318412.0 * 1024, "/proc/meminfo MemTotal");

@@ -455,11 +455,12 @@ static pattern p_largew = {.src = "(?<!not |n't |no |not very |not too |not so )
  * not occur in v2.6.3", "with the previous version it works",
  * "downgrading to 2.1 fixes it", "OOM errors with latest update",
  * "introduced by recent commits", "the previous commit does NOT OOM",
- * "back to commit 3715be6 works", "after applying commit 6a3a9da". A workload that ran and fails after only
- * the software changed says the software's memory behaviour changed (a
- * regression, a new default), not the workload's need: the PyTorch, ROCm,
- * CTranslate2 and Ollama threads that report one are settled by a version
- * or a setting that undoes it (bench/causes, rules/platform.yaml). Not an
+ * "back to commit 3715be6 works", "after applying commit 6a3a9da". A
+ * workload that ran and fails after only the software changed says the
+ * software's memory behaviour changed (a regression, a new default), not
+ * the workload's need: most public threads that report one are settled by
+ * a version or a setting that undoes it (bench/README.md, issue 31's
+ * eleventh session; rules/platform.yaml's after-update). Not an
  * optimizer's update ("after each update", "after update 1000", "after
  * updating the weights"), a learning rate's change, nor an issue
  * template's "fixed in the latest version". Each form holds one of the

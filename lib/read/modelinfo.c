@@ -408,14 +408,20 @@ static void patterns(void)
 	/* after a GPU's name: "-SXM2-16GB", " 80GB", "-PCIE-40GB", " (24 GB)" */
 	re_gpu_mem = kg_regex_new_lazy("[-_ ]?(?:(?:SXM[0-9]|PCI[Ee]|NVL)[-_ ]?)?\\(?([0-9]{1,3})\\s?GB\\b",
 				       PCRE2_ANCHORED);
-	/* a card sized in prose: "my humble 2GB GPU", "a 6GB memory GPU",
-	 * "12gb VRAM", "2GB dedicated memory", "GPU memory is 2G", "a GPU
-	 * with 8 GB"; not host RAM ("8 GB RAM") nor a message's figures
-	 * ("2.00 GiB (GPU 0; …": a parenthesis, not a word, follows) */
+	/* a card sized in prose, as what someone has: "my humble 2GB GPU",
+	 * "I have 6GB memory GPU", "having 3 GB of video memory", "with 2GB
+	 * dedicated memory", "GPU memory is 2G", "a GPU with 8 GB"; not what
+	 * something uses, needs or leaves ("uses 3 GB GPU memory", "needs 12GB
+	 * VRAM", "the GPU has 2GB free"), host RAM ("8 GB RAM"), nor a
+	 * message's figures ("2.00 GiB (GPU 0; …") */
 	re_gpu_sized = kg_regex_new_lazy(
-		"(?<![\\w.])([0-9]{1,3}(?:\\.[0-9])?)\\s?(?:GB|GiB|Gb|G)\\s+(?:of\\s+)?(?:memory\\s+|dedicated\\s+|graphics?\\s+|video\\s+|gpu\\s+)?"
+		"\\b(?:my|a|an|the|with|have|has|having|had|only|own|our|single|one)\\s+"
+		"(?:(?!(?:needs?|requires?|uses?|using|used|takes?|took|consumes?|occup\\w*|allocat\\w*|reserv\\w*|free|left"
+		"|available|remaining|rest|about|over|under|than)\\b)[\\w-]+\\s+){0,2}?"
+		"([0-9]{1,3}(?:\\.[0-9])?)\\s?(?:GB|GiB|Gb|G)\\s+(?:of\\s+)?(?:memory\\s+|dedicated\\s+|graphics?\\s+|video\\s+|gpu\\s+)?"
 		"(?:VRAM|video\\s+memory|graphics?\\s+memory|GPU\\s+memory|dedicated\\s+(?:video\\s+|GPU\\s+)?memory|(?:GPU|graphics\\s+card|video\\s+card)s?\\b)"
-		"|\\b(?:GPU|VRAM|graphics\\s+card|video\\s+card)\\s+(?:memory\\s+)?(?:is|has|with|of)\\s+(?:only\\s+|just\\s+)?([0-9]{1,3})\\s?(?:GB|GiB|Gb|G)\\b(?!\\s+(?:of\\s+)?(?:system\\s+|host\\s+)?RAM)", I);
+		"|\\b(?:GPU|VRAM|graphics\\s+card|video\\s+card)\\s+(?:memory\\s+)?(?:is|has|with|of)\\s+(?:only\\s+|just\\s+)?([0-9]{1,3})\\s?(?:GB|GiB|Gb|G)\\b"
+		"(?!\\s+(?:of\\s+)?(?:system\\s+|host\\s+)?RAM|\\s+(?:free|left|available|used|in\\s+use)\\b)", I);
 	/* "the 70B model", "a 7B-parameter model" */
 	re_standalone = kg_regex_new_lazy(
 		"(?<![\\w.-])([0-9]{1,4}(?:\\.[0-9]{1,3})?)\\s?((?-i:[BM]))(?:-|\\s+)(?:param|model|LLM)", I);
@@ -948,12 +954,18 @@ static int gpu_sized(const char *s, size_t n, long line, kg_model_signs *m)
 	kg_match mt;
 	const char *p, *w;
 	size_t pl, wl;
-	if (!kg_regex_match(re_gpu_sized, s, n, 0, &mt) ||
-	    !(group(&mt, s, 1, &p, &pl) || group(&mt, s, 2, &p, &pl)) || !group(&mt, s, 0, &w, &wl))
+	bool size_first = false;
+	if (!kg_regex_match(re_gpu_sized, s, n, 0, &mt) || !group(&mt, s, 0, &w, &wl) ||
+	    !((size_first = group(&mt, s, 1, &p, &pl)) || group(&mt, s, 2, &p, &pl)))
 		return 0;
 	double gib = number(p, pl);
 	if (!(gib >= 1 && gib <= 200))
 		return 0;
+	/* named from the size on ("2GB GPU"), or the whole "GPU memory is 2G" */
+	if (size_first) {
+		wl -= (size_t)(p - w);
+		w = p;
+	}
 	return add_gpu(m, w, wl, gib * 1024.0 * 1024 * 1024, true, line);
 }
 
