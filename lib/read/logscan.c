@@ -747,6 +747,16 @@ static void fill_size(kg_size *dst, kg_size src)
 		*dst = src;
 }
 
+/* Whether p, an earlier incident, is a bare line (no framework, no
+ * figures: a report's title "CUDA_ERROR_OUT_OF_MEMORY", a driver's status
+ * word) and n the message a framework printed after it: the same failure,
+ * told better by n. */
+static bool bare_before(const kg_incident *p, const kg_incident *n)
+{
+	return !p->framework && n->framework && strcmp(p->kind, "oom") == 0 && strcmp(n->kind, "oom") == 0 &&
+	       !kg_size_known(p->mem.requested) && !kg_size_known(p->mem.total_capacity);
+}
+
 /* Folds `n` (just parsed) into an earlier incident when it is the same OOM
  * printed again (logger + traceback, a wrapper re-raising, a library line
  * and its framework's error). Returns the incident folded into, or NULL. */
@@ -768,7 +778,7 @@ static kg_incident *find_fold(scanner *sc, const kg_incident *n)
 		/* a line no grammar knows: the message a grammar reads near it,
 		 * before or after */
 		bool p_unknown = !strcmp(p->kind, "oom-unrecognized"), n_unknown = !strcmp(n->kind, "oom-unrecognized");
-		if ((p_unknown || n_unknown) && dist <= FOLD_LINES_RELATED)
+		if ((p_unknown || n_unknown || bare_before(p, n)) && dist <= FOLD_LINES_RELATED)
 			return p;
 		if (p->device_index != KG_NONE && n->device_index != KG_NONE &&
 		    p->device_index != n->device_index)
@@ -825,7 +835,7 @@ static void adopt(kg_incident *p, kg_incident *n)
 
 static void fold_into(kg_incident *p, kg_incident *n)
 {
-	if (!strcmp(p->kind, "oom-unrecognized") && strcmp(n->kind, "oom-unrecognized") != 0) {
+	if ((!strcmp(p->kind, "oom-unrecognized") && strcmp(n->kind, "oom-unrecognized") != 0) || bare_before(p, n)) {
 		adopt(p, n);
 		return;
 	}
