@@ -212,6 +212,7 @@ static const kg_fact_info registry[] = {
 	{"oom.process_share", R, "derived: process_in_use / total_capacity"},
 	{"oom.used_share", R, "derived: (total_capacity − free) / total_capacity"},
 	{"oom.headroom", B, "derived: free + reserved_unallocated (what could serve the request at best)"},
+	{"oom.in_host", T, "derived: the failure is in host memory (family oom_killer or pytorch_cpu, or device.type cpu); unknown when neither the family nor a CPU device is known"},
 	{"budget.other_processes", B, "derived: memory other processes hold (listed, or total − free − process_in_use); DIAGNOSIS §1"},
 	{"budget.non_pytorch", B, "derived: this process's non-PyTorch memory (CUDA context, workspaces): process_in_use − reserved"},
 	{"budget.unaccounted", B, "derived: total − free − the parts stated; for 1.x messages the CUDA context and other processes together"},
@@ -933,6 +934,17 @@ void kg_facts_derive(kg_facts *f)
 	put(f, "oom.process_share", KG_FACT_RATIO, divide(get(f, "oom.process_in_use"), total));
 	put(f, "oom.used_share", KG_FACT_RATIO, divide(used, total));
 	put(f, "oom.headroom", KG_FACT_BYTES, add(fr, get(f, "oom.reserved_unallocated")));
+
+	/* the failure is in host memory, not on a device: the OOM killer,
+	 * PyTorch's CPU allocator, a CPU device; false once the family is
+	 * known to be neither (a device the message names, or none) */
+	const kg_fact *fam = kg_facts_get(f, "family"), *dev = kg_facts_get(f, "device.type");
+	bool fam_ok = fam && fam->type == KG_FACT_STRING && fam->str;
+	bool in_host = (fam_ok && (!strcmp(fam->str, "oom_killer") || !strcmp(fam->str, "pytorch_cpu"))) ||
+		       (dev && dev->type == KG_FACT_STRING && dev->str && !strcmp(dev->str, "cpu"));
+	put(f, "oom.in_host", KG_FACT_BOOL,
+	    in_host || fam_ok ? (num){true, in_host, in_host, in_host, fam_ok ? fam->provenance : dev->provenance}
+			      : (num){0});
 
 	/* the memory budget (DIAGNOSIS §1) */
 	num pin = get(f, "oom.process_in_use"), res = get(f, "oom.reserved");
