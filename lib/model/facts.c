@@ -900,6 +900,8 @@ static void put(kg_facts *f, const char *name, kg_fact_type type, num x)
 }
 
 static num save_interval(const kg_facts *f, const char **from);
+static const char *fact_str(const kg_facts *f, const char *name);
+static bool str_is(const char *s, const char *word);
 
 void kg_facts_derive_settings(kg_facts *f)
 {
@@ -938,13 +940,12 @@ void kg_facts_derive(kg_facts *f)
 	/* the failure is in host memory, not on a device: the OOM killer,
 	 * PyTorch's CPU allocator, a CPU device; false once the family is
 	 * known to be neither (a device the message names, or none) */
-	const kg_fact *fam = kg_facts_get(f, "family"), *dev = kg_facts_get(f, "device.type");
-	bool fam_ok = fam && fam->type == KG_FACT_STRING && fam->str;
-	bool in_host = (fam_ok && (!strcmp(fam->str, "oom_killer") || !strcmp(fam->str, "pytorch_cpu"))) ||
-		       (dev && dev->type == KG_FACT_STRING && dev->str && !strcmp(dev->str, "cpu"));
+	const char *fam = fact_str(f, "family");
+	bool in_host = str_is(fam, KG_FAMILY_WORD(OOM_KILLER)) || str_is(fam, KG_FAMILY_WORD(PYTORCH_CPU)) ||
+		       str_is(fact_str(f, "device.type"), KG_DEVICE_WORD(CPU));
+	const kg_fact *host_from = kg_facts_get(f, fam ? "family" : "device.type");
 	put(f, "oom.in_host", KG_FACT_BOOL,
-	    in_host || fam_ok ? (num){true, in_host, in_host, in_host, fam_ok ? fam->provenance : dev->provenance}
-			      : (num){0});
+	    in_host || fam ? (num){true, in_host, in_host, in_host, host_from ? host_from->provenance : NULL} : (num){0});
 
 	/* the memory budget (DIAGNOSIS §1) */
 	num pin = get(f, "oom.process_in_use"), res = get(f, "oom.reserved");
